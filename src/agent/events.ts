@@ -1,0 +1,98 @@
+/**
+ * The one internal event stream of a turn. The loop emits it; every wire format (seed 000's three
+ * modes now; seeds 001, 003 and 004 next) and the session's persistence are consumers of it.
+ *
+ * Vocabulary: a *turn* is one `POST .../turns` (seed 001's run, pi's agent run). A *step* is one model
+ * call plus the tool executions it asks for (pi's turn). A *block* is one content block of an
+ * assistant message, with a stable `blockId`, opened and closed exactly once.
+ *
+ * Promises: `turn-start` is first and `turn-stop` is last, exactly once each; every `*-start` of a
+ * block has its `*-end` before the `model-call-end` of its call; an `assistant-message` is emitted
+ * only for a model call that finished, so a failed call never leaves a half message behind.
+ */
+import type { AssistantMessage, SystemMessage, ToolResultContent, UserMessage } from '../api/content';
+import type { Usage } from './usage';
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'error';
+
+/** Why a model call ended, as the provider said it (mapped to our words). */
+export type FinishReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal';
+
+export type TurnError = { code: string; message: string };
+
+/** How a tool call is carried out: inline, after the user's permission, by the client, or not at all. */
+export type ToolExecution = 'trusted' | 'untrusted' | 'client' | 'unknown';
+
+/** A call that the turn leaves waiting for the client. */
+export type PendingToolCall = {
+  toolCallId: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** `client`: the client runs it and posts a `tool` message; `permission`: the user grants or denies it. */
+  awaiting: 'client' | 'permission';
+};
+
+export type ToolResultState = 'success' | 'error' | 'denied' | 'interrupted';
+
+/** An answer the request brought for a call that was pending, echoed before the loop goes on. */
+export type ToolAnswer =
+  | { kind: 'result'; content: ToolResultContent; isError: boolean }
+  | { kind: 'permission'; granted: boolean; reason?: string };
+
+export type AgentEvent =
+  | { type: 'turn-start'; turnId: string; model: string }
+  | { type: 'input-message'; message: UserMessage | SystemMessage }
+  | { type: 'tool-answer'; toolCallId: string; name: string; input: Record<string, unknown>; answer: ToolAnswer }
+  | { type: 'step-start'; step: number }
+  | { type: 'model-call-start'; callId: string; step: number; model: string; toolsOffered: boolean }
+  | { type: 'text-start'; callId: string; blockId: string; contentIndex: number }
+  | { type: 'text-delta'; blockId: string; delta: string }
+  | { type: 'text-end'; blockId: string; text: string; incomplete?: true }
+  | { type: 'thinking-start'; callId: string; blockId: string; contentIndex: number }
+  | { type: 'thinking-delta'; blockId: string; delta: string }
+  | { type: 'thinking-end'; blockId: string; thinking: string; signature?: string; redacted?: true; incomplete?: true }
+  | { type: 'tool-input-start'; callId: string; blockId: string; contentIndex: number; toolCallId: string; name: string }
+  | { type: 'tool-input-delta'; blockId: string; toolCallId: string; delta: string }
+  | {
+      type: 'tool-input-end';
+      blockId: string;
+      toolCallId: string;
+      name: string;
+      input: Record<string, unknown>;
+      incomplete?: true;
+    }
+  | {
+      type: 'model-call-end';
+      callId: string;
+      usage: Usage;
+      durationMs: number;
+      finishReason?: FinishReason;
+      error?: TurnError;
+    }
+  | { type: 'assistant-message'; message: AssistantMessage; finishReason: FinishReason; usage: Usage }
+  | { type: 'tool-call'; toolCallId: string; name: string; input: Record<string, unknown>; execution: ToolExecution }
+  | { type: 'tool-execution-start'; toolCallId: string; name: string; input: Record<string, unknown> }
+  | {
+      type: 'tool-execution-end';
+      toolCallId: string;
+      name: string;
+      content: ToolResultContent;
+      isError: boolean;
+      state: ToolResultState;
+    }
+  | { type: 'step-end'; step: number }
+  | { type: 'iteration-limit'; maxIterations: number; step: number }
+  | { type: 'turn-suspend'; pending: PendingToolCall[] }
+  | {
+      type: 'turn-stop';
+      turnId: string;
+      stopReason: StopReason;
+      usage: Usage;
+      error?: TurnError;
+      /** The loop hit MAX_ITERATIONS and made its last call without tools. */
+      maxIterationsReached?: true;
+    };
+
+export type AgentEventType = AgentEvent['type'];
+
+export type Emit = (event: AgentEvent) => void;

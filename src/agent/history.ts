@@ -1,0 +1,39 @@
+/** Helpers over a conversation held in memory during a turn. */
+import type { AssistantBlock, AssistantMessage, HistoryMessage, ToolMessage } from '../api/content';
+
+/** Seed 000: an assistant message is a plain string when it is text alone, otherwise blocks. */
+export function assistantMessage(blocks: AssistantBlock[]): AssistantMessage {
+  if (blocks.length === 0) return { role: 'assistant', content: '' };
+  const only = blocks[0];
+  if (blocks.length === 1 && only?.type === 'text') return { role: 'assistant', content: only.text };
+  return { role: 'assistant', content: blocks };
+}
+
+/** The tool calls of an assistant message, in order. */
+export function toolCallIds(message: AssistantMessage): string[] {
+  if (typeof message.content === 'string') return [];
+  return message.content.flatMap((block) => (block.type === 'tool_use' ? [block.toolCallId] : []));
+}
+
+/**
+ * Put a tool result where it belongs: after its assistant message, among that message's results in
+ * the order of the calls. Results of one message may arrive in any order (trusted ones first).
+ */
+export function placeToolResult(messages: HistoryMessage[], result: ToolMessage): void {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role !== 'assistant') continue;
+    const calls = toolCallIds(message);
+    const rank = calls.indexOf(result.toolCallId);
+    if (rank < 0) continue;
+    let at = index + 1;
+    while (at < messages.length) {
+      const next = messages[at];
+      if (next?.role !== 'tool' || calls.indexOf(next.toolCallId) < 0 || calls.indexOf(next.toolCallId) > rank) break;
+      at++;
+    }
+    messages.splice(at, 0, result);
+    return;
+  }
+  messages.push(result);
+}

@@ -1,0 +1,223 @@
+/**
+ * One model call: drive the provider's stream, turn its parts into blocks with stable ids (emitting
+ * block start/delta/end as they happen), and return the assembled assistant content, or the error
+ * that ended the call. Open blocks are always closed before this returns.
+ */
+import type { AssistantBlock } from '../api/content';
+import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../providers/types';
+import type { Emit, FinishReason, TurnError } from './events';
+import { emptyUsage, type Usage } from './usage';
+import type { HistoryMessage } from '../api/content';
+
+export type AssembledToolCall = {
+  toolCallId: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** Set when the model's arguments were not a JSON object: the raw text, for the error result. */
+  invalidArguments?: string;
+};
+
+export type ModelCallResult =
+  | { ok: true; blocks: AssistantBlock[]; toolCalls: AssembledToolCall[]; finishReason: FinishReason; usage: Usage }
+  | { ok: false; error: TurnError; usage: Usage };
+
+type OpenBlock =
+  | { kind: 'text' | 'thinking'; blockId: string; contentIndex: number; text: string; signature?: string }
+  | { kind: 'tool'; blockId: string; contentIndex: number; index: number; toolCallId: string; name: string; args: string };
+
+export type ModelCallOptions = {
+  handle: ModelHandle;
+  system: string;
+  messages: HistoryMessage[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+  emit: Emit;
+  newId: (prefix: string) => string;
+  now: () => number;
+  step: number;
+};
+
+export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
+  const { handle, emit, newId } = options;
+  const callId = newId('call');
+  const startedAt = options.now();
+  emit({ type: 'model-call-start', callId, step: options.step, model: handle.id, toolsOffered: options.tools.length > 0 });
+
+  const assembler = new BlockAssembler(callId, emit, newId);
+  const request: ModelRequest = {
+    model: handle.model,
+    system: options.system,
+    messages: options.messages,
+    tools: options.tools,
+    signal: options.signal,
+  };
+  let finishReason: FinishReason | undefined;
+  let error: TurnError | undefined;
+  let usage = emptyUsage();
+
+  try {
+    for await (const part of handle.provider.stream(request)) {
+      if (part.type === 'error') {
+        error = { code: part.code, message: part.message };
+        break;
+      }
+      if (part.type === 'finish') finishReason = part.reason;
+      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+      else assembler.push(part);
+    }
+  } catch (cause) {
+    // Providers promise not to throw; a bug that does still ends the call as an error, not a crash.
+    error = { code: 'internal_error', message: cause instanceof Error ? cause.message : String(cause) };
+  }
+  if (options.signal.aborted) error = { code: 'cancelled', message: 'The turn was cancelled.' };
+  else if (!error && !finishReason) error = { code: 'upstream_cut', message: 'The model stream ended before it finished.' };
+
+  const incomplete = error !== undefined;
+  assembler.closeAll(incomplete);
+  const durationMs = options.now() - startedAt;
+  if (error) {
+    emit({ type: 'model-call-end', callId, usage, durationMs, error });
+    return { ok: false, error, usage };
+  }
+  const reason = finishReason as FinishReason;
+  emit({ type: 'model-call-end', callId, usage, durationMs, finishReason: reason });
+  const toolCalls = assembler.toolCalls();
+  return { ok: true, blocks: assembler.blocks(toolCalls), toolCalls, finishReason: reason, usage };
+}
+
+class BlockAssembler {
+  private readonly done: OpenBlock[] = [];
+  private open: OpenBlock | undefined;
+  private readonly toolsByIndex = new Map<number, Extract<OpenBlock, { kind: 'tool' }>>();
+
+  constructor(
+    private readonly callId: string,
+    private readonly emit: Emit,
+    private readonly newId: (prefix: string) => string,
+  ) {}
+
+  push(part: Exclude<ModelStreamPart, { type: 'error' | 'finish' | 'usage' }>): void {
+    switch (part.type) {
+      case 'text-delta':
+      case 'thinking-delta': {
+        if (part.delta === '') return;
+        const kind = part.type === 'text-delta' ? 'text' : 'thinking';
+        const block = this.open?.kind === kind ? this.open : this.start(kind);
+        if (block.kind === 'tool') return;
+        block.text += part.delta;
+        this.emit({ type: `${kind}-delta`, blockId: block.blockId, delta: part.delta });
+        return;
+      }
+      case 'thinking-signature': {
+        const block = this.open?.kind === 'thinking' ? this.open : this.lastThinking() ?? this.start('thinking');
+        if (block.kind === 'thinking') block.signature = (block.signature ?? '') + part.signature;
+        return;
+      }
+      case 'tool-call-delta': {
+        let block = this.toolsByIndex.get(part.index);
+        if (!block) {
+          this.closeOpen(false);
+          block = {
+            kind: 'tool',
+            blockId: this.newId('blk'),
+            contentIndex: this.done.length,
+            index: part.index,
+            toolCallId: part.id || this.newId('call'),
+            name: part.name ?? '',
+            args: '',
+          };
+          this.toolsByIndex.set(part.index, block);
+          this.open = block;
+          this.emit({
+            type: 'tool-input-start',
+            callId: this.callId,
+            blockId: block.blockId,
+            contentIndex: block.contentIndex,
+            toolCallId: block.toolCallId,
+            name: block.name,
+          });
+        } else if (part.name && !block.name) {
+          block.name = part.name;
+        }
+        if (part.argumentsDelta) {
+          block.args += part.argumentsDelta;
+          this.emit({ type: 'tool-input-delta', blockId: block.blockId, toolCallId: block.toolCallId, delta: part.argumentsDelta });
+        }
+        return;
+      }
+    }
+  }
+
+  closeAll(incomplete: boolean): void {
+    this.closeOpen(incomplete);
+  }
+
+  /** Parsed at the end, so that a late fragment for an earlier call (interleaved indexes) still counts. */
+  toolCalls(): AssembledToolCall[] {
+    return this.done.flatMap((block) => (block.kind === 'tool' ? [parseToolArguments(block.toolCallId, block.name, block.args)] : []));
+  }
+
+  blocks(toolCalls: AssembledToolCall[]): AssistantBlock[] {
+    return this.done.map((block): AssistantBlock => {
+      if (block.kind !== 'tool') {
+        if (block.kind === 'text') return { type: 'text', text: block.text };
+        return block.signature === undefined
+          ? { type: 'thinking', thinking: block.text }
+          : { type: 'thinking', thinking: block.text, signature: block.signature };
+      }
+      const call = toolCalls.find((c) => c.toolCallId === block.toolCallId);
+      return { type: 'tool_use', toolCallId: block.toolCallId, name: block.name, input: call?.input ?? {} };
+    });
+  }
+
+  private start(kind: 'text' | 'thinking'): OpenBlock {
+    this.closeOpen(false);
+    const block: OpenBlock = { kind, blockId: this.newId('blk'), contentIndex: this.done.length, text: '' };
+    this.open = block;
+    this.emit({ type: `${kind}-start`, callId: this.callId, blockId: block.blockId, contentIndex: block.contentIndex });
+    return block;
+  }
+
+  private lastThinking(): OpenBlock | undefined {
+    return this.done.findLast((block) => block.kind === 'thinking');
+  }
+
+  private closeOpen(incomplete: boolean): void {
+    const block = this.open;
+    if (!block) return;
+    this.open = undefined;
+    this.done.push(block);
+    const mark = incomplete ? { incomplete: true as const } : {};
+    if (block.kind !== 'tool') {
+      if (block.kind === 'text') {
+        this.emit({ type: 'text-end', blockId: block.blockId, text: block.text, ...mark });
+      } else {
+        const signature = block.signature === undefined ? {} : { signature: block.signature };
+        this.emit({ type: 'thinking-end', blockId: block.blockId, thinking: block.text, ...signature, ...mark });
+      }
+    } else {
+      const call = parseToolArguments(block.toolCallId, block.name, block.args);
+      this.emit({
+        type: 'tool-input-end',
+        blockId: block.blockId,
+        toolCallId: block.toolCallId,
+        name: block.name,
+        input: call.input,
+        ...mark,
+      });
+    }
+  }
+}
+
+function parseToolArguments(toolCallId: string, name: string, raw: string): AssembledToolCall {
+  if (raw.trim() === '') return { toolCallId, name, input: {} };
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return { toolCallId, name, input: value as Record<string, unknown> };
+    }
+  } catch {
+    // Fall through: the model wrote something that is not JSON; it will see that as the tool's error.
+  }
+  return { toolCallId, name, input: {}, invalidArguments: raw };
+}

@@ -1,0 +1,249 @@
+/**
+ * The agent loop, platform-free: answers to pending calls first, then the new messages, then steps
+ * (one model call and the tools it asks for) until the model stops, a call needs the client, or the
+ * iteration bound is reached. Everything it does is told through `emit`; persistence and every wire
+ * format listen there. Once started it never throws: every ending is one `turn-stop`.
+ */
+import type { HistoryMessage, SystemMessage, ToolMessage, UserMessage } from '../api/content';
+import type { ClientTool } from '../api/turn-request';
+import type { ModelHandle, ToolSpec } from '../providers/types';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolContext } from '../tools/types';
+import type { AgentEvent, Emit, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
+import { assistantMessage, placeToolResult } from './history';
+import { callModel, type AssembledToolCall } from './model-call';
+import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
+import { addUsage, emptyUsage, type Usage } from './usage';
+
+/** An answer the request brought, matched by the session to the pending call it answers. */
+export type ResolvedAnswer = { call: PendingToolCall; answer: ToolAnswer };
+
+export type TurnInput = {
+  turnId: string;
+  /** The stored history before this turn, in order. */
+  history: HistoryMessage[];
+  /** Answers to every pending call, in the order of the calls. */
+  answers: ResolvedAnswer[];
+  newMessages: (UserMessage | SystemMessage)[];
+  clientTools: ClientTool[];
+};
+
+export type TurnDeps = {
+  model: ModelHandle;
+  tools: ToolRegistry;
+  toolContext: Omit<ToolContext, 'signal'>;
+  emit: Emit;
+  signal: AbortSignal;
+  systemPrompt: string;
+  maxIterations: number;
+  toolTimeoutMs: number;
+  newId: (prefix: string) => string;
+  now: () => number;
+};
+
+export type TurnOutcome = { stopReason: StopReason; usage: Usage; error?: TurnError; maxIterationsReached?: true };
+
+const SUMMARY_INSTRUCTION =
+  'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
+
+export function denialText(reason: string | undefined): string {
+  return reason ? `Tool call denied: ${reason}` : 'Tool call denied';
+}
+
+export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOutcome> {
+  const turn = new Turn(input, deps);
+  return turn.run();
+}
+
+class Turn {
+  private readonly messages: HistoryMessage[];
+  /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
+  private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
+  private usage = emptyUsage();
+  private maxIterationsReached = false;
+
+  constructor(
+    private readonly input: TurnInput,
+    private readonly deps: TurnDeps,
+  ) {
+    this.messages = [...input.history];
+  }
+
+  private emit: Emit = (event: AgentEvent) => {
+    if (event.type === 'tool-execution-end' || (event.type === 'tool-answer' && event.answer.kind === 'result')) {
+      this.open.delete(event.toolCallId);
+    }
+    this.deps.emit(event);
+  };
+
+  async run(): Promise<TurnOutcome> {
+    this.emit({ type: 'turn-start', turnId: this.input.turnId, model: this.deps.model.id });
+    let outcome: TurnOutcome;
+    try {
+      await this.resumePendingCalls();
+      this.appendNewMessages();
+      outcome = this.deps.signal.aborted ? this.cancelled() : await this.runSteps();
+    } catch (cause) {
+      // A bug, not a model or tool failure (those are values): end the turn cleanly all the same.
+      console.error('turn failed', this.input.turnId, cause);
+      outcome = this.stop('error', { code: 'internal_error', message: 'The server failed during the turn.' });
+    }
+    if (outcome.stopReason === 'error') this.closeOpenCalls();
+    this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome });
+    return outcome;
+  }
+
+  // Phase 1: the answers to the calls the previous turn left pending, in call order.
+  private async resumePendingCalls(): Promise<void> {
+    const granted: ServerCall[] = [];
+    for (const { call, answer } of this.input.answers) {
+      this.open.set(call.toolCallId, { name: call.name, input: call.input });
+      this.emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input: call.input, answer });
+      if (answer.kind === 'result') {
+        const result: ToolMessage = { role: 'tool', toolCallId: call.toolCallId, content: answer.content };
+        placeToolResult(this.messages, answer.isError ? { ...result, isError: true } : result);
+      } else if (answer.granted) {
+        granted.push({ toolCallId: call.toolCallId, name: call.name, input: call.input });
+      } else {
+        const content = denialText(answer.reason);
+        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied' });
+        placeToolResult(this.messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
+      }
+    }
+    for (const result of await this.runTools(granted)) placeToolResult(this.messages, result);
+  }
+
+  // Phase 2: the request's own user and system messages.
+  private appendNewMessages(): void {
+    for (const message of this.input.newMessages) {
+      this.emit({ type: 'input-message', message });
+      this.messages.push(message);
+    }
+  }
+
+  // Phase 3: steps until a stop.
+  private async runSteps(): Promise<TurnOutcome> {
+    for (let step = 1; ; step++) {
+      if (this.deps.signal.aborted) return this.cancelled();
+      const offerTools = step <= this.deps.maxIterations;
+      if (!offerTools) {
+        this.maxIterationsReached = true;
+        this.emit({ type: 'iteration-limit', maxIterations: this.deps.maxIterations, step });
+      }
+      this.emit({ type: 'step-start', step });
+      const outcome = await this.runStep(step, offerTools);
+      this.emit({ type: 'step-end', step });
+      if (outcome) return outcome;
+    }
+  }
+
+  /** One model call and its tools; returns the turn's outcome when the turn ends here. */
+  private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
+    const result = await callModel({
+      handle: this.deps.model,
+      system: offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${SUMMARY_INSTRUCTION}`,
+      messages: this.messages,
+      tools: offerTools ? this.toolSpecs() : [],
+      signal: this.deps.signal,
+      emit: this.emit,
+      newId: this.deps.newId,
+      now: this.deps.now,
+      step,
+    });
+    this.usage = addUsage(this.usage, result.usage);
+    if (!result.ok) {
+      return result.error.code === 'cancelled' ? this.cancelled() : this.stop('error', result.error);
+    }
+
+    // A call cut by the output limit, or refused, or made when no tools were offered, never runs.
+    const runnable = offerTools && result.finishReason !== 'max_tokens' && result.finishReason !== 'refusal';
+    const blocks = runnable ? result.blocks : result.blocks.filter((block) => block.type !== 'tool_use');
+    const message = assistantMessage(blocks);
+    this.messages.push(message);
+    this.emit({ type: 'assistant-message', message, finishReason: result.finishReason, usage: result.usage });
+
+    if (result.finishReason === 'max_tokens') return this.stop('max_tokens');
+    if (result.finishReason === 'refusal') return this.stop('refusal');
+    const calls = runnable ? result.toolCalls : [];
+    if (calls.length === 0) return this.stop('end_turn');
+    return this.handleToolCalls(calls);
+  }
+
+  private async handleToolCalls(calls: AssembledToolCall[]): Promise<TurnOutcome | undefined> {
+    const inline: ServerCall[] = [];
+    const waiting: PendingToolCall[] = [];
+    for (const call of calls) {
+      const execution = this.classify(call);
+      this.open.set(call.toolCallId, { name: call.name, input: call.input });
+      this.emit({ type: 'tool-call', toolCallId: call.toolCallId, name: call.name, input: call.input, execution });
+      if (execution === 'client' || execution === 'untrusted') {
+        waiting.push({
+          toolCallId: call.toolCallId,
+          name: call.name,
+          input: call.input,
+          awaiting: execution === 'client' ? 'client' : 'permission',
+        });
+      } else {
+        inline.push(call);
+      }
+    }
+    for (const result of await this.runTools(inline)) placeToolResult(this.messages, result);
+    if (this.deps.signal.aborted) return this.cancelled();
+    if (waiting.length > 0) {
+      this.emit({ type: 'turn-suspend', pending: waiting });
+      return this.stop('tool_use');
+    }
+    return undefined;
+  }
+
+  /** Calls with arguments that are not JSON never wait for anyone: their error goes straight back. */
+  private classify(call: AssembledToolCall): ToolExecution {
+    if (this.input.clientTools.some((tool) => tool.name === call.name)) {
+      return call.invalidArguments === undefined ? 'client' : 'unknown';
+    }
+    const tool = this.deps.tools.get(call.name);
+    if (!tool) return 'unknown';
+    if (!tool.trust && call.invalidArguments === undefined) return 'untrusted';
+    return 'trusted';
+  }
+
+  private runTools(calls: ServerCall[]): Promise<ToolMessage[]> {
+    if (calls.length === 0) return Promise.resolve([]);
+    return runServerTools(calls, {
+      tools: this.deps.tools,
+      context: this.deps.toolContext,
+      signal: this.deps.signal,
+      emit: this.emit,
+      timeoutMs: this.deps.toolTimeoutMs,
+    });
+  }
+
+  private toolSpecs(): ToolSpec[] {
+    const client = this.input.clientTools.map(
+      (tool): ToolSpec => ({
+        name: tool.name,
+        description: tool.description ?? '',
+        parameters: tool.parameters ?? { type: 'object', properties: {} },
+      }),
+    );
+    return [...this.deps.tools.specs(), ...client];
+  }
+
+  /** Every call still open gets an error result, so the history never holds an unanswered call. */
+  private closeOpenCalls(): void {
+    for (const [toolCallId, call] of [...this.open]) {
+      this.emit({ type: 'tool-execution-end', toolCallId, name: call.name, content: INTERRUPTED_TEXT, isError: true, state: 'interrupted' });
+    }
+  }
+
+  private cancelled(): TurnOutcome {
+    return this.stop('error', { code: 'cancelled', message: 'The turn was cancelled.' });
+  }
+
+  private stop(stopReason: StopReason, error?: TurnError): TurnOutcome {
+    const outcome: TurnOutcome = { stopReason, usage: this.usage };
+    if (error) outcome.error = error;
+    if (this.maxIterationsReached) outcome.maxIterationsReached = true;
+    return outcome;
+  }
+}

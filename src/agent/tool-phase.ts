@@ -1,0 +1,78 @@
+/**
+ * Running server tools: every call of a batch starts at once, each ends with a result the model will
+ * read (a failure is a result with `isError`, never a failed turn), and the results come back in the
+ * order of the calls, whatever order they finished in.
+ */
+import type { ToolMessage, ToolResultContent } from '../api/content';
+import type { ToolRegistry } from '../tools/registry';
+import { ToolError, type ToolContext } from '../tools/types';
+import type { Emit, ToolResultState } from './events';
+
+export type ServerCall = {
+  toolCallId: string;
+  name: string;
+  input: Record<string, unknown>;
+  invalidArguments?: string;
+};
+
+export type ToolPhaseOptions = {
+  tools: ToolRegistry;
+  context: Omit<ToolContext, 'signal'>;
+  signal: AbortSignal;
+  emit: Emit;
+  timeoutMs: number;
+};
+
+export const INTERRUPTED_TEXT = 'Tool execution was interrupted';
+
+export async function runServerTools(calls: ServerCall[], options: ToolPhaseOptions): Promise<ToolMessage[]> {
+  return Promise.all(calls.map((call) => runOne(call, options)));
+}
+
+async function runOne(call: ServerCall, options: ToolPhaseOptions): Promise<ToolMessage> {
+  options.emit({ type: 'tool-execution-start', toolCallId: call.toolCallId, name: call.name, input: call.input });
+  const { content, state } = await execute(call, options);
+  const isError = state !== 'success';
+  options.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError, state });
+  return isError ? { role: 'tool', toolCallId: call.toolCallId, content, isError } : { role: 'tool', toolCallId: call.toolCallId, content };
+}
+
+type Outcome = { content: ToolResultContent; state: ToolResultState };
+
+async function execute(call: ServerCall, options: ToolPhaseOptions): Promise<Outcome> {
+  if (call.invalidArguments !== undefined) {
+    return { state: 'error', content: `The arguments were not a JSON object: ${call.invalidArguments.slice(0, 500)}` };
+  }
+  const tool = options.tools.get(call.name);
+  if (!tool) return { state: 'error', content: `Unknown tool "${call.name}".` };
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+    return { state: 'error', content: `Invalid input for ${call.name}: ${problems.join('; ')}` };
+  }
+
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal.addEventListener('abort', stop, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const interrupted = new Promise<Outcome>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve({ state: 'interrupted', content: INTERRUPTED_TEXT }), { once: true });
+    timer = setTimeout(() => {
+      resolve({ state: 'error', content: `${call.name} did not finish within ${options.timeoutMs} ms.` });
+      controller.abort();
+    }, options.timeoutMs);
+  });
+  try {
+    if (options.signal.aborted) return { state: 'interrupted', content: INTERRUPTED_TEXT };
+    const run = tool
+      .execute(parsed.data, { ...options.context, signal: controller.signal })
+      .then((content): Outcome => ({ state: 'success', content }));
+    return await Promise.race([run, interrupted]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { state: 'error', content: error instanceof ToolError ? message : `${call.name} failed: ${message}` };
+  } finally {
+    clearTimeout(timer ?? null);
+    options.signal.removeEventListener('abort', stop);
+  }
+}

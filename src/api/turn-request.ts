@@ -1,0 +1,60 @@
+/** The body of `POST /sessions/{id}/turns` (seed 000, CONTRACT section 1). Strict: unknown fields are a 400. */
+import { z } from '../lib/zod';
+import { systemMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
+
+export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+  message: 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".',
+});
+
+/** Names the providers accept for functions (OpenAI and Anthropic both take this alphabet). */
+export const toolNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, {
+  message: 'Tool names are 1 to 64 characters of letters, digits, "_" and "-".',
+});
+
+export const clientToolSchema = z.strictObject({
+  name: toolNameSchema,
+  description: z.string().max(4096).optional(),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .refine((schema) => schema.type === undefined || schema.type === 'object', {
+      message: 'Tool parameters must be a JSON Schema of type "object".',
+    })
+    .optional(),
+});
+
+export const toolAnswerSchema = z.strictObject({
+  role: z.literal('tool'),
+  toolCallId: z.string().min(1),
+  content: toolResultContentSchema,
+  isError: z.boolean().optional(),
+});
+
+export const toolPermissionSchema = z.strictObject({
+  role: z.literal('tool_permission'),
+  toolCallId: z.string().min(1),
+  granted: z.boolean(),
+  reason: z.string().max(2000).optional(),
+});
+
+export const inputMessageSchema = z.discriminatedUnion('role', [
+  userMessageSchema,
+  systemMessageSchema,
+  toolAnswerSchema,
+  toolPermissionSchema,
+]);
+
+export const streamModeSchema = z.enum(['delta', 'message', 'none']);
+
+export const turnRequestSchema = z.strictObject({
+  messages: z.array(inputMessageSchema).min(1).max(256),
+  tools: z.array(clientToolSchema).max(128).optional(),
+  stream: streamModeSchema.default('none'),
+  model: z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'Models are written "provider:model".' }).optional(),
+});
+
+export type ClientTool = z.infer<typeof clientToolSchema>;
+export type ToolAnswer = z.infer<typeof toolAnswerSchema>;
+export type ToolPermission = z.infer<typeof toolPermissionSchema>;
+export type InputMessage = z.infer<typeof inputMessageSchema>;
+export type StreamMode = z.infer<typeof streamModeSchema>;
+export type TurnRequest = z.infer<typeof turnRequestSchema>;

@@ -1,0 +1,72 @@
+/**
+ * The deployment's configuration, read from vars and secrets once per use and checked with zod. A bad
+ * value is the operator's mistake, reported as `500 configuration_error` with the variable named.
+ */
+import type { Env } from './env';
+import { ApiError } from './lib/errors';
+import { z } from './lib/zod';
+import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
+
+const modelIdSchema = z.string().trim().regex(/^[a-z0-9-]+:.+$/);
+const positiveInt = (fallback: number, max: number) =>
+  z.preprocess((value) => (value === undefined || value === '' ? fallback : Number(value)), z.number().int().min(1).max(max));
+
+const configSchema = z.object({
+  MODEL: modelIdSchema.default(DEMO_MODEL_ID),
+  MODELS: z.string().optional(),
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().optional(),
+  SYSTEM_PROMPT: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
+  MAX_ITERATIONS: positiveInt(10, 1000),
+  UPSTREAM_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
+  TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
+});
+
+export type Config = {
+  defaultModel: string;
+  allowedModels: string[];
+  openai: { baseUrl: string; apiKey?: string };
+  systemPrompt: string;
+  maxIterations: number;
+  upstreamTimeoutMs: number;
+  toolTimeoutMs: number;
+};
+
+export function readConfig(env: Env): Config {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string' && value !== ''));
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ApiError(500, 'configuration_error', `The deployment's ${issue?.path.join('.')} is not valid: ${issue?.message}.`);
+  }
+  const vars = parsed.data;
+  const listed = (vars.MODELS ?? '').split(',').map((model) => model.trim()).filter(Boolean);
+  for (const model of listed) {
+    if (!modelIdSchema.safeParse(model).success) {
+      throw new ApiError(500, 'configuration_error', `The deployment's MODELS entry "${model}" is not "provider:model".`);
+    }
+  }
+  const config: Config = {
+    defaultModel: vars.MODEL,
+    allowedModels: listed.length > 0 ? [...new Set([vars.MODEL, ...listed])] : [vars.MODEL],
+    openai: { baseUrl: vars.OPENAI_BASE_URL },
+    systemPrompt: vars.SYSTEM_PROMPT,
+    maxIterations: vars.MAX_ITERATIONS,
+    upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
+    toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
+  };
+  if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
+  return config;
+}
+
+/** The model a request asks for, checked against the deployment's allow-list. */
+export function pickModel(config: Config, requested: string | undefined): string {
+  if (requested === undefined) return config.defaultModel;
+  if (config.allowedModels.includes(requested)) return requested;
+  throw new ApiError(400, 'model_not_allowed', `The model "${requested}" is not offered here. Allowed: ${config.allowedModels.join(', ')}.`, {
+    details: { allowedModels: config.allowedModels },
+  });
+}

@@ -1,0 +1,13 @@
+/** The one place an error becomes a response: `{ error: { code, message, details? } }` with its status. */
+import { ApiError, type ApiErrorBody } from '../lib/errors';
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return jsonError(error.status, error.toBody());
+  // Not an expected failure: the real cause goes to the log, the client gets a plain sentence.
+  console.error('request failed', error);
+  return jsonError(500, { error: { code: 'internal_error', message: 'The server failed to answer this request; try again.' } });
+}
+
+export function jsonError(status: number, body: ApiErrorBody, headers: HeadersInit = {}): Response {
+  return Response.json(body, { status, headers });
+}

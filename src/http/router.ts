@@ -1,0 +1,30 @@
+/** The route table. Handlers return a Response or throw `ApiError`; `catch` formats every error. */
+import { Router, type IRequest } from 'itty-router';
+import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import { errorResponse } from './error-response';
+import { deleteSession, getMessages, getSession } from './routes/sessions';
+import { postTurn } from './routes/turns';
+
+type Args = [Env, ExecutionContext];
+
+const methodNotAllowed = (allowed: string[]) => (request: IRequest) => {
+  throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+    details: { allowed },
+  });
+};
+
+export const router = Router<IRequest, Args>({ catch: errorResponse });
+
+router
+  .get('/healthz', () => Response.json({ ok: true }))
+  .post('/sessions/:id/turns', postTurn)
+  .all('/sessions/:id/turns', methodNotAllowed(['POST']))
+  .get('/sessions/:id/messages', getMessages)
+  .all('/sessions/:id/messages', methodNotAllowed(['GET']))
+  .get('/sessions/:id', getSession)
+  .delete('/sessions/:id', deleteSession)
+  .all('/sessions/:id', methodNotAllowed(['GET', 'DELETE']))
+  .all('*', (request: IRequest) => {
+    throw new ApiError(404, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}.`);
+  });

@@ -1,0 +1,29 @@
+/**
+ * The Durable Object of a (user, session) pair. The name holds both, so the same session id under
+ * two users is two objects. Until auth lands (JWT `sub`), every request is the one local user.
+ */
+import { sessionIdSchema } from '../api/turn-request';
+import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import type { SessionObject } from '../session/session-object';
+
+export const LOCAL_USER = 'local';
+
+/**
+ * The session's RPC methods with their declared result types. workers-types maps RPC results to
+ * "serializable" types and gives up (`never`) on fields typed `unknown` (tool inputs, error
+ * details), though they are plain JSON values that structured clone carries as they are.
+ */
+export type SessionRpc = Pick<SessionObject, 'startTurn' | 'getSession' | 'getMessages' | 'deleteSession'>;
+
+export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
+  return env.SESSIONS.getByName(JSON.stringify([userId, sessionId])) as unknown as SessionRpc;
+}
+
+export function parseSessionId(raw: string | undefined): string {
+  const parsed = sessionIdSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ApiError(400, 'invalid_session_id', 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".');
+  }
+  return parsed.data;
+}

@@ -1,0 +1,61 @@
+/**
+ * Seed 000's `stream: "none"`: one JSON body at the end, `{stopReason, messages}`, where `messages`
+ * is what the agent added to the history in this turn (its assistant messages and the results of the
+ * server tools it ran or denied), in history order: a batch's results in the order of its calls.
+ */
+import type { AssistantMessage, ToolMessage } from '../api/content';
+import type { AgentEvent } from '../agent/events';
+import type { WireEncoder } from './encoder';
+import { publicUsage } from './turns-usage';
+
+export type TurnJsonBody = {
+  stopReason: string;
+  messages: (AssistantMessage | ToolMessage)[];
+  turnId: string;
+  usage: ReturnType<typeof publicUsage>;
+  error?: { code: string; message: string };
+  maxIterationsReached?: true;
+};
+
+type Entry = { message?: AssistantMessage | ToolMessage; toolCallId?: string };
+
+export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
+  // Results fill the slot their call took when it was made (or answered), whatever order they end in.
+  const entries: Entry[] = [];
+  return {
+    encode(event: AgentEvent): TurnJsonBody[] {
+      switch (event.type) {
+        case 'assistant-message':
+          entries.push({ message: event.message });
+          return [];
+        case 'tool-call':
+          entries.push({ toolCallId: event.toolCallId });
+          return [];
+        case 'tool-answer':
+          if (event.answer.kind === 'permission') entries.push({ toolCallId: event.toolCallId });
+          return [];
+        case 'tool-execution-end': {
+          const message: ToolMessage = { role: 'tool', toolCallId: event.toolCallId, content: event.content };
+          if (event.isError) message.isError = true;
+          const slot = entries.find((entry) => entry.toolCallId === event.toolCallId && !entry.message);
+          if (slot) slot.message = message;
+          else entries.push({ message });
+          return [];
+        }
+        case 'turn-stop': {
+          const body: TurnJsonBody = {
+            stopReason: event.stopReason,
+            messages: entries.flatMap((entry) => (entry.message ? [entry.message] : [])),
+            turnId: event.turnId,
+            usage: publicUsage(event.usage),
+          };
+          if (event.error) body.error = event.error;
+          if (event.maxIterationsReached) body.maxIterationsReached = true;
+          return [body];
+        }
+        default:
+          return [];
+      }
+    },
+  };
+}

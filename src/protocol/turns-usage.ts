@@ -1,0 +1,11 @@
+import type { Usage } from '../agent/usage';
+
+/** Usage as the turns API shows it (an extra field on `turn_stop` and in the JSON body). */
+export function publicUsage(usage: Usage) {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    reasoningTokens: usage.reasoningTokens,
+  };
+}

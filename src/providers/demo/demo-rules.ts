@@ -1,0 +1,104 @@
+/**
+ * The embedded demo model's rules: a deterministic reading of the last user message. It is not a
+ * language model; it exists so that the API can be tried offline and every part of the protocol
+ * shown. Each clause of the message (clauses split at ";" and line breaks) may ask for one tool.
+ */
+import type { HistoryMessage } from '../../api/content';
+
+export type DemoToolCall = { name: string; input: Record<string, unknown> };
+
+export type DemoPlan =
+  | { kind: 'tools'; calls: DemoToolCall[] }
+  | { kind: 'text'; thinking: string; text: string }
+  | { kind: 'refuse' }
+  | { kind: 'long' }
+  | { kind: 'fail' };
+
+const ARITHMETIC = /^[\d\s+\-*/%^().eE]+$/;
+
+export function lastUserText(messages: HistoryMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role !== 'user') continue;
+    if (typeof message.content === 'string') return message.content;
+    return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+  }
+  return '';
+}
+
+/** What the demo model does for a user message, given the names of the tools it is offered. */
+export function planForUserText(text: string, offered: Set<string>): DemoPlan {
+  const lower = text.toLowerCase();
+  if (lower.includes('demo:refuse')) return { kind: 'refuse' };
+  if (lower.includes('demo:long')) return { kind: 'long' };
+  if (lower.includes('demo:error')) return { kind: 'fail' };
+
+  const calls = text
+    .split(/[;\n]/)
+    .map((clause) => clause.trim())
+    .flatMap((clause) => {
+      const call = callForClause(clause);
+      return call && offered.has(call.name) ? [call] : [];
+    });
+  if (calls.length > 0) return { kind: 'tools', calls };
+  return { kind: 'text', thinking: 'No tool fits this message, so I answer with text.', text: introduction(text) };
+}
+
+function callForClause(clause: string): DemoToolCall | undefined {
+  const lower = clause.toLowerCase();
+  if (lower.includes('demo:loop')) return { name: 'calculator', input: { expression: '1+1' } };
+
+  const explicit = /^call\s+([A-Za-z0-9_-]+)\s*(\{.*\})?\s*$/s.exec(clause);
+  if (explicit?.[1]) return { name: explicit[1], input: parseObject(explicit[2]) };
+
+  const math = /^(?:calculate|compute|what is|what's)\s+(.+?)\??$/i.exec(clause);
+  if (math?.[1] && ARITHMETIC.test(math[1])) return { name: 'calculator', input: { expression: math[1].trim() } };
+
+  const remember = /^(?:remember|save a note|note)\s*:?\s+(.+)$/i.exec(clause);
+  if (remember?.[1]) return { name: 'memory_save', input: { text: remember[1].trim() } };
+
+  if (/\b(list (my )?notes|what do you remember|show (my )?notes|recall)\b/.test(lower)) return { name: 'memory_list', input: {} };
+
+  if (/\b(time|date)\b/.test(lower)) {
+    const zone = /\bin\s+([A-Za-z]+(?:\/[A-Za-z_+-]+)+|UTC)\b/.exec(clause)?.[1];
+    return { name: 'current_time', input: zone ? { timezone: zone } : {} };
+  }
+  return undefined;
+}
+
+function parseObject(json: string | undefined): Record<string, unknown> {
+  if (!json) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function introduction(text: string): string {
+  const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return (
+    `You said: "${quoted}". I am the demo model, not a language model: I follow fixed rules. ` +
+    'Try "calculate (2+3)*4", "what time is it in Asia/Tokyo", "remember buy milk", "list notes", ' +
+    'or "call <tool> {json}" for a tool of your own.'
+  );
+}
+
+/** The reply after tool results: one line per result of the last batch, in call order. */
+export function summarizeToolResults(messages: HistoryMessage[]): string {
+  const lines: string[] = [];
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const block of message.content) if (block.type === 'tool_use') names.set(block.toolCallId, block.name);
+    }
+  }
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role !== 'tool') break;
+    const content = typeof message.content === 'string' ? message.content : message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join(' ');
+    lines.unshift(`- ${names.get(message.toolCallId) ?? 'tool'}: ${content}`);
+  }
+  return `Here is what the tools returned:\n${lines.join('\n')}`;
+}

@@ -1,0 +1,51 @@
+/**
+ * The Chat Completions stream chunk, leniently: only the fields we read, each optional and nullable,
+ * since OpenAI-compatible servers differ (vLLM, llama.cpp, DeepSeek, Groq, OpenRouter, xAI...).
+ */
+import { z } from '../../lib/zod';
+
+const text = z.string().nullish();
+
+const toolCallDeltaSchema = z.object({
+  index: z.number().int().nonnegative().nullish(),
+  id: text,
+  function: z.object({ name: text, arguments: text }).nullish(),
+});
+
+const usageSchema = z.object({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
+  /** DeepSeek reports the cache hit here as well as (newer) in prompt_tokens_details. */
+  prompt_cache_hit_tokens: z.number().nullish(),
+});
+
+export const chatChunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: text,
+            refusal: text,
+            reasoning_content: text,
+            reasoning: text,
+            tool_calls: z.array(toolCallDeltaSchema).nullish(),
+          })
+          .nullish(),
+        finish_reason: text,
+      }),
+    )
+    .nullish(),
+  usage: usageSchema.nullish(),
+  error: z.object({ message: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }).nullish(),
+});
+
+/** The body of an `event: error` SSE event (Groq), or of a non-2xx answer. */
+export const errorBodySchema = z.object({
+  error: z.object({ message: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }).nullish(),
+});
+
+export type ChatChunk = z.infer<typeof chatChunkSchema>;
+export type ChatUsage = z.infer<typeof usageSchema>;

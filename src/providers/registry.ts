@@ -1,0 +1,26 @@
+/** From a configured `provider:model` to the provider that serves it. */
+import type { Config } from '../config';
+import { ApiError } from '../lib/errors';
+import { createDemoProvider } from './demo/demo-provider';
+import { createOpenAIProvider } from './openai/openai-provider';
+import type { ModelHandle } from './types';
+
+export const PROVIDERS = ['demo', 'openai'] as const;
+
+export function resolveModel(id: string, config: Config): ModelHandle {
+  const separator = id.indexOf(':');
+  const provider = id.slice(0, separator);
+  const model = id.slice(separator + 1);
+  switch (provider) {
+    case 'demo':
+      return { id, model, provider: createDemoProvider() };
+    case 'openai':
+      return {
+        id,
+        model,
+        provider: createOpenAIProvider({ ...config.openai, timeoutMs: config.upstreamTimeoutMs }),
+      };
+    default:
+      throw new ApiError(500, 'configuration_error', `The provider "${provider}" of model "${id}" is not one of: ${PROVIDERS.join(', ')}.`);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What the agent loop needs from a model provider. Platform-free: providers take `fetch` and an
+ * `AbortSignal`, never `env` or a Request.
+ *
+ * The written contract of `stream()`: it never throws and never rejects. Every failure, before or
+ * after the first byte, arrives as one `error` part and ends the stream; a stream that ends without
+ * `finish` or `error` is treated by the loop as cut.
+ */
+import type { HistoryMessage } from '../api/content';
+import type { FinishReason } from '../agent/events';
+import type { Usage } from '../agent/usage';
+
+export type ToolSpec = {
+  name: string;
+  description: string;
+  /** A JSON Schema of type "object". */
+  parameters: Record<string, unknown>;
+};
+
+export type ModelRequest = {
+  model: string;
+  system: string;
+  messages: HistoryMessage[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+};
+
+export type ModelStreamPart =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'thinking-delta'; delta: string }
+  | { type: 'thinking-signature'; signature: string }
+  /** A tool call's pieces, keyed by the provider's index; `id` and `name` come with the first piece. */
+  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
+  | { type: 'usage'; usage: Partial<Usage> }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'error'; code: string; message: string };
+
+export interface ModelProvider {
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+}
+
+/** A provider bound to one of its models: what a turn runs on. */
+export type ModelHandle = {
+  /** `provider:model`, as configured and as reported in events. */
+  id: string;
+  model: string;
+  provider: ModelProvider;
+};

@@ -1,0 +1,38 @@
+/**
+ * The session's SQLite schema, as ordered migrations. `meta.schema_version` says how many have run;
+ * each runs once, in order, inside the transaction of the first write that needs the tables.
+ */
+export const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    // Append-only history. `seq` is assigned by the store: an assistant message reserves the seqs
+    // right after it for its tool results, so results stored later still stand in call order.
+    `CREATE TABLE messages (
+       seq INTEGER PRIMARY KEY,
+       turn_id TEXT NOT NULL,
+       role TEXT NOT NULL,
+       body TEXT NOT NULL,
+       created_at INTEGER NOT NULL
+     )`,
+    // Tool calls without a result yet. `state`: running (being executed in a turn) or waiting (for
+    // the client's result or the user's permission). The row goes when the result is stored.
+    `CREATE TABLE tool_calls (
+       tool_call_id TEXT PRIMARY KEY,
+       result_seq INTEGER NOT NULL,
+       name TEXT NOT NULL,
+       input TEXT NOT NULL,
+       execution TEXT NOT NULL,
+       state TEXT NOT NULL
+     )`,
+    `CREATE TABLE turns (
+       turn_id TEXT PRIMARY KEY,
+       status TEXT NOT NULL,
+       model TEXT NOT NULL,
+       started_at INTEGER NOT NULL,
+       ended_at INTEGER,
+       stop_reason TEXT,
+       error_code TEXT
+     )`,
+    `CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, saved_at INTEGER NOT NULL)`,
+  ],
+];

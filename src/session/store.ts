@@ -1,0 +1,241 @@
+/**
+ * All SQL of a session, parameterized, synchronous (Durable Object SQLite). The history is
+ * append-only: rows are inserted, never updated. JSON read back goes through the zod schemas.
+ */
+import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../api/content';
+import type { PendingToolCall, ToolExecution } from '../agent/events';
+import { z } from '../lib/zod';
+import type { Note, NotesStore } from '../tools/types';
+import { MIGRATIONS } from './migrations';
+
+const inputSchema = z.record(z.string(), z.unknown());
+
+export type TurnRow = { turnId: string; status: string; model: string; startedAt: number };
+
+export type SessionSummary = {
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  pendingToolCalls: PendingToolCall[];
+  lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
+};
+
+export class SessionStore implements NotesStore {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  /** A session exists once its first turn was accepted. Reads never create tables. */
+  exists(): boolean {
+    const tables = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray();
+    return tables.length > 0 && this.meta('created_at') !== undefined;
+  }
+
+  /** Creates the tables and the session's first row if needed; runs pending migrations. */
+  ensureCreated(sessionId: string): void {
+    this.storage.transactionSync(() => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      const version = Number(this.meta('schema_version') ?? 0);
+      for (const [index, statements] of MIGRATIONS.entries()) {
+        if (index < version) continue;
+        for (const statement of statements) {
+          if (index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
+          this.sql.exec(statement);
+        }
+      }
+      this.setMeta('schema_version', String(MIGRATIONS.length));
+      if (this.meta('created_at') === undefined) {
+        const now = String(this.now());
+        this.setMeta('session_id', sessionId);
+        this.setMeta('created_at', now);
+        this.setMeta('updated_at', now);
+        this.setMeta('next_seq', '1');
+      }
+    });
+  }
+
+  // --- history -------------------------------------------------------------------------------
+
+  appendMessage(turnId: string, message: HistoryMessage): number {
+    const seq = Number(this.meta('next_seq'));
+    this.insertMessage(seq, turnId, message);
+    this.setMeta('next_seq', String(seq + 1));
+    return seq;
+  }
+
+  /** Stores an assistant message and opens a row for each of its tool calls, with its result's seq. */
+  appendAssistant(turnId: string, message: AssistantMessage): void {
+    this.storage.transactionSync(() => {
+      const seq = Number(this.meta('next_seq'));
+      this.insertMessage(seq, turnId, message);
+      const calls = typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use');
+      for (const [index, call] of calls.entries()) {
+        this.sql.exec(
+          `INSERT INTO tool_calls (tool_call_id, result_seq, name, input, execution, state) VALUES (?, ?, ?, ?, 'trusted', 'running')`,
+          call.toolCallId,
+          seq + 1 + index,
+          call.name,
+          JSON.stringify(call.input),
+        );
+      }
+      this.setMeta('next_seq', String(seq + 1 + calls.length));
+    });
+  }
+
+  /** Stores a tool result at the seq its call reserved, and closes the call. */
+  appendToolResult(turnId: string, message: ToolMessage): void {
+    this.storage.transactionSync(() => {
+      const row = this.sql
+        .exec<{ result_seq: number }>(`SELECT result_seq FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId)
+        .toArray()[0];
+      if (!row) throw new Error(`No open tool call ${message.toolCallId} to store a result for.`);
+      this.insertMessage(row.result_seq, turnId, message);
+      this.sql.exec(`DELETE FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId);
+    });
+  }
+
+  setCallState(toolCallId: string, execution: ToolExecution, state: 'running' | 'waiting'): void {
+    this.sql.exec(`UPDATE tool_calls SET execution = ?, state = ? WHERE tool_call_id = ?`, execution, state, toolCallId);
+  }
+
+  history(): HistoryMessage[] {
+    return this.sql
+      .exec<{ body: string }>(`SELECT body FROM messages ORDER BY seq`)
+      .toArray()
+      .map((row) => parseMessage(row.body));
+  }
+
+  page(limit: number, after: number | undefined): { messages: HistoryMessage[]; next?: string } {
+    const rows = this.sql
+      .exec<{ seq: number; body: string }>(`SELECT seq, body FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after ?? 0, limit + 1)
+      .toArray();
+    const page = rows.slice(0, limit);
+    const result: { messages: HistoryMessage[]; next?: string } = { messages: page.map((row) => parseMessage(row.body)) };
+    const last = page.at(-1);
+    if (rows.length > limit && last) result.next = String(last.seq);
+    return result;
+  }
+
+  /** The calls that wait for the client, in the order the model made them. */
+  pendingCalls(): PendingToolCall[] {
+    return this.sql
+      .exec<{ tool_call_id: string; name: string; input: string; execution: string }>(
+        `SELECT tool_call_id, name, input, execution FROM tool_calls WHERE state = 'waiting' ORDER BY result_seq`,
+      )
+      .toArray()
+      .map((row) => ({
+        toolCallId: row.tool_call_id,
+        name: row.name,
+        input: inputSchema.parse(JSON.parse(row.input)),
+        awaiting: row.execution === 'client' ? 'client' : 'permission',
+      }));
+  }
+
+  /** Calls a turn was running when it stopped short (eviction, crash): they get an error result. */
+  runningCalls(): { toolCallId: string; name: string }[] {
+    return this.sql
+      .exec<{ tool_call_id: string; name: string }>(`SELECT tool_call_id, name FROM tool_calls WHERE state = 'running' ORDER BY result_seq`)
+      .toArray()
+      .map((row) => ({ toolCallId: row.tool_call_id, name: row.name }));
+  }
+
+  // --- turns -----------------------------------------------------------------------------------
+
+  beginTurn(turnId: string, model: string): void {
+    this.sql.exec(`INSERT INTO turns (turn_id, status, model, started_at) VALUES (?, 'running', ?, ?)`, turnId, model, this.now());
+    this.touch();
+  }
+
+  endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {
+    this.sql.exec(
+      `UPDATE turns SET status = ?, ended_at = ?, stop_reason = ?, error_code = ? WHERE turn_id = ?`,
+      status,
+      this.now(),
+      stopReason,
+      errorCode ?? null,
+      turnId,
+    );
+    this.touch();
+  }
+
+  runningTurns(): TurnRow[] {
+    if (!this.exists()) return [];
+    return this.sql
+      .exec<{ turn_id: string; status: string; model: string; started_at: number }>(
+        `SELECT turn_id, status, model, started_at FROM turns WHERE status = 'running'`,
+      )
+      .toArray()
+      .map((row) => ({ turnId: row.turn_id, status: row.status, model: row.model, startedAt: row.started_at }));
+  }
+
+  summary(): SessionSummary {
+    const count = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM messages`).one().n;
+    const last = this.sql
+      .exec<{ turn_id: string; status: string; stop_reason: string | null; error_code: string | null }>(
+        `SELECT turn_id, status, stop_reason, error_code FROM turns ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      )
+      .toArray()[0];
+    const summary: SessionSummary = {
+      createdAt: new Date(Number(this.meta('created_at'))).toISOString(),
+      updatedAt: new Date(Number(this.meta('updated_at'))).toISOString(),
+      messageCount: count,
+      pendingToolCalls: this.pendingCalls(),
+    };
+    if (last) {
+      summary.lastTurn = { turnId: last.turn_id, status: last.status };
+      if (last.stop_reason) summary.lastTurn.stopReason = last.stop_reason;
+      if (last.error_code) summary.lastTurn.errorCode = last.error_code;
+    }
+    return summary;
+  }
+
+  // --- notes (memory_save / memory_list) -------------------------------------------------------
+
+  save(text: string): Note {
+    const savedAt = this.now();
+    const row = this.sql.exec<{ id: number }>(`INSERT INTO notes (text, saved_at) VALUES (?, ?) RETURNING id`, text, savedAt).one();
+    return { id: row.id, text, savedAt: new Date(savedAt).toISOString() };
+  }
+
+  list(): Note[] {
+    return this.sql
+      .exec<{ id: number; text: string; saved_at: number }>(`SELECT id, text, saved_at FROM notes ORDER BY id`)
+      .toArray()
+      .map((row) => ({ id: row.id, text: row.text, savedAt: new Date(row.saved_at).toISOString() }));
+  }
+
+  // --- internals -------------------------------------------------------------------------------
+
+  private insertMessage(seq: number, turnId: string, message: HistoryMessage): void {
+    this.sql.exec(
+      `INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (?, ?, ?, ?, ?)`,
+      seq,
+      turnId,
+      message.role,
+      JSON.stringify(message),
+      this.now(),
+    );
+    this.touch();
+  }
+
+  private touch(): void {
+    this.setMeta('updated_at', String(this.now()));
+  }
+
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+  }
+}
+
+function parseMessage(body: string): HistoryMessage {
+  return historyMessageSchema.parse(JSON.parse(body));
+}

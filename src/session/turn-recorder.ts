@@ -1,0 +1,61 @@
+/**
+ * Persistence as a consumer of the event stream: each event that changes the history is written as
+ * it happens (synchronously, so the store is never behind what a client has seen). `tool_permission`
+ * answers change call state only; they are never stored as messages.
+ */
+import type { AgentEvent } from '../agent/events';
+import { assertNever } from '../lib/assert-never';
+import type { SessionStore } from './store';
+
+export function createTurnRecorder(store: SessionStore, turnId: string): (event: AgentEvent) => void {
+  return (event) => {
+    switch (event.type) {
+      case 'input-message':
+        store.appendMessage(turnId, event.message);
+        return;
+      case 'tool-answer':
+        if (event.answer.kind === 'result') {
+          const { content, isError } = event.answer;
+          store.appendToolResult(turnId, { role: 'tool', toolCallId: event.toolCallId, content, ...(isError ? { isError } : {}) });
+        } else {
+          store.setCallState(event.toolCallId, 'untrusted', 'running');
+        }
+        return;
+      case 'assistant-message':
+        store.appendAssistant(turnId, event.message);
+        return;
+      case 'tool-call':
+        if (event.execution === 'client' || event.execution === 'untrusted') store.setCallState(event.toolCallId, event.execution, 'waiting');
+        else store.setCallState(event.toolCallId, event.execution, 'running');
+        return;
+      case 'tool-execution-end': {
+        const { toolCallId, content, isError } = event;
+        store.appendToolResult(turnId, { role: 'tool', toolCallId, content, ...(isError ? { isError } : {}) });
+        return;
+      }
+      case 'turn-stop':
+        store.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
+        return;
+      case 'turn-start':
+      case 'step-start':
+      case 'step-end':
+      case 'model-call-start':
+      case 'model-call-end':
+      case 'text-start':
+      case 'text-delta':
+      case 'text-end':
+      case 'thinking-start':
+      case 'thinking-delta':
+      case 'thinking-end':
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
+      case 'tool-execution-start':
+      case 'iteration-limit':
+      case 'turn-suspend':
+        return;
+      default:
+        assertNever(event);
+    }
+  };
+}

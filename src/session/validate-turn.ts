@@ -1,0 +1,58 @@
+/**
+ * The checks of a turn request against the session's own state (CONTRACT section 1), in the
+ * contract's order after the body's shape: a running turn, answers that match no pending call (or
+ * one twice), answers still owed. Answers are matched to what the session holds, never to what the
+ * client echoes. Pure: it reads the state it is given and returns the turn's input or an error.
+ */
+import type { SystemMessage, UserMessage } from '../api/content';
+import type { TurnRequest } from '../api/turn-request';
+import type { PendingToolCall, ToolAnswer } from '../agent/events';
+import type { ResolvedAnswer } from '../agent/run-turn';
+import { ApiError } from '../lib/errors';
+
+export type ValidatedTurn = { answers: ResolvedAnswer[]; newMessages: (UserMessage | SystemMessage)[] };
+
+export function validateTurn(request: TurnRequest, pending: PendingToolCall[], busy: boolean): ValidatedTurn {
+  if (busy) throw new ApiError(409, 'session_busy', 'A turn is already running in this session. Wait for its turn_stop, then send the next one.');
+
+  const byId = new Map(pending.map((call) => [call.toolCallId, call]));
+  const answered = new Map<string, ToolAnswer>();
+  const newMessages: (UserMessage | SystemMessage)[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'user' || message.role === 'system') {
+      newMessages.push(message);
+      continue;
+    }
+    const call = byId.get(message.toolCallId);
+    const expected = message.role === 'tool' ? 'client' : 'permission';
+    if (!call || answered.has(message.toolCallId) || call.awaiting !== expected) {
+      throw new ApiError(400, 'unknown_tool_call', unknownCallMessage(message.role, message.toolCallId, call, answered.has(message.toolCallId)), {
+        details: { toolCallId: message.toolCallId },
+      });
+    }
+    answered.set(
+      message.toolCallId,
+      message.role === 'tool'
+        ? { kind: 'result', content: message.content, isError: message.isError ?? false }
+        : { kind: 'permission', granted: message.granted, ...(message.reason ? { reason: message.reason } : {}) },
+    );
+  }
+
+  const owed = pending.filter((call) => !answered.has(call.toolCallId)).map((call) => call.toolCallId);
+  if (owed.length > 0) {
+    throw new ApiError(409, 'pending_tool_calls', `This session waits for answers to ${owed.length} tool call(s); send them all in one request.`, {
+      details: { pendingToolCallIds: owed },
+    });
+  }
+  // Answers are applied first, in the order of the calls; the request's other messages follow them.
+  const answers = pending.map((call) => ({ call, answer: answered.get(call.toolCallId) as ToolAnswer }));
+  return { answers, newMessages };
+}
+
+function unknownCallMessage(role: 'tool' | 'tool_permission', id: string, call: PendingToolCall | undefined, twice: boolean): string {
+  if (twice) return `The tool call ${id} is answered twice in this request.`;
+  if (!call) return `No pending tool call has the id ${id}.`;
+  return role === 'tool'
+    ? `The tool call ${id} waits for a permission (tool_permission), not a tool result.`
+    : `The tool call ${id} is a client tool: answer it with a tool message, not tool_permission.`;
+}

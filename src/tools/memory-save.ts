@@ -1,0 +1,16 @@
+import { z } from '../lib/zod';
+import type { ServerTool } from './types';
+
+const inputSchema = z.strictObject({ text: z.string().min(1).max(2000).describe('The note to keep.') });
+
+/** Untrusted: writing to the session's memory needs the user's permission each time. */
+export const memorySaveTool: ServerTool<z.infer<typeof inputSchema>> = {
+  name: 'memory_save',
+  description: "Saves a note in this session's memory.",
+  trust: false,
+  inputSchema,
+  async execute({ text }, context) {
+    const note = context.notes.save(text);
+    return `Saved note ${note.id}.`;
+  },
+};

@@ -1,0 +1,27 @@
+/** The server tools of a deployment, by name, with the JSON Schemas the models are offered. */
+import { z } from '../lib/zod';
+import type { ToolSpec } from '../providers/types';
+import type { ServerTool } from './types';
+
+export type ToolRegistry = {
+  get(name: string): ServerTool | undefined;
+  names(): string[];
+  specs(): ToolSpec[];
+};
+
+export function createToolRegistry(tools: ServerTool<any>[]): ToolRegistry {
+  const byName = new Map<string, ServerTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`Two server tools are named "${tool.name}".`);
+    byName.set(tool.name, tool as ServerTool);
+  }
+  const specs = tools.map((tool): ToolSpec => {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+    return { name: tool.name, description: tool.description, parameters };
+  });
+  return {
+    get: (name) => byName.get(name),
+    names: () => [...byName.keys()],
+    specs: () => specs,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * What a server tool is: a name, a zod input schema (its JSON Schema is derived for the model), a
+ * trust flag, and `execute`. Platform-free: what a tool needs from the session comes in `ToolContext`.
+ */
+import type { ToolResultContent } from '../api/content';
+import type { z } from '../lib/zod';
+
+export type Note = { id: number; text: string; savedAt: string };
+
+/** The session's notes, as `memory_save` and `memory_list` see them. */
+export interface NotesStore {
+  save(text: string): Note;
+  list(): Note[];
+}
+
+export type ToolContext = {
+  signal: AbortSignal;
+  now: () => Date;
+  notes: NotesStore;
+};
+
+export interface ServerTool<Input = unknown> {
+  name: string;
+  description: string;
+  /** `true`: runs inline. `false`: the user must grant each call first (seed 000 "untrusted"). */
+  trust: boolean;
+  inputSchema: z.ZodType<Input>;
+  execute(input: Input, context: ToolContext): Promise<ToolResultContent>;
+}
+
+/** An expected failure of a tool; its message is what the model reads. Anything else thrown is too. */
+export class ToolError extends Error {}

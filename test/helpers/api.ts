@@ -1,0 +1,109 @@
+/** Calls the real Worker (in workerd, with its real Durable Objects) and parses what comes back. */
+import { exports } from 'cloudflare:workers';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+
+export type WireEvent = { event: string; id: string | undefined; data: Record<string, any> };
+
+const BASE = 'http://localhost';
+
+export function fetchWorker(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+let counter = 0;
+/** A session id of its own for each test: storage is shared within a test file. */
+export function newSessionId(label = 's'): string {
+  counter += 1;
+  return `${label}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function postTurn(sessionId: string, body: unknown): Promise<Response> {
+  return fetchWorker(`/sessions/${sessionId}/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Every SSE event of a response, parsed with eventsource-parser; comments (heartbeats) dropped. */
+export async function readSse(response: Response): Promise<WireEvent[]> {
+  const events: WireEvent[] = [];
+  const stream = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  for await (const message of stream as unknown as AsyncIterable<{ event?: string; id?: string; data: string }>) {
+    events.push({ event: message.event ?? 'message', id: message.id, data: JSON.parse(message.data) });
+  }
+  return events;
+}
+
+export type TurnResult =
+  | { mode: 'none'; status: number; body: Record<string, any> }
+  | { mode: 'delta' | 'message'; status: number; events: WireEvent[] };
+
+export async function turn(sessionId: string, body: Record<string, unknown>): Promise<TurnResult> {
+  const response = await postTurn(sessionId, body);
+  const mode = (body.stream as 'delta' | 'message' | 'none' | undefined) ?? 'none';
+  if (mode === 'none' || response.status !== 200) return { mode: 'none', status: response.status, body: await response.json() };
+  return { mode, status: response.status, events: await readSse(response) };
+}
+
+export async function history(sessionId: string): Promise<any[]> {
+  const messages: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const response = await fetchWorker(`/sessions/${sessionId}/messages?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return [];
+    }
+    const page = (await response.json()) as { messages: any[]; next?: string };
+    messages.push(...page.messages);
+    cursor = page.next;
+  } while (cursor);
+  return messages;
+}
+
+export async function session(sessionId: string): Promise<{ status: number; body: any }> {
+  const response = await fetchWorker(`/sessions/${sessionId}`);
+  return { status: response.status, body: await response.json() };
+}
+
+export const user = (content: string) => ({ role: 'user', content });
+
+/** Waits until the session's turn is no longer running (a turn the client left goes on). */
+export async function waitIdle(sessionId: string, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await session(sessionId);
+    if (!body.running) return body;
+    if (Date.now() > deadline) throw new Error(`session ${sessionId} still running`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The invariants of a stored history: every tool call answered exactly once, by results that follow
+ * their assistant message in call order, before the next assistant message; no tool_permission.
+ * `allowPendingAtEnd`: the last assistant message may still wait for some answers.
+ */
+export function checkHistoryInvariants(messages: any[], pendingIds: string[] = []): void {
+  const answered = new Set<string>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (message.role === 'tool_permission') throw new Error('tool_permission stored');
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    const calls: string[] = message.content.filter((block: any) => block.type === 'tool_use').map((block: any) => block.toolCallId);
+    const results: string[] = [];
+    let next = index + 1;
+    while (messages[next]?.role === 'tool') results.push(messages[next++].toolCallId);
+    const expected = calls.filter((id) => !pendingIds.includes(id) || results.includes(id));
+    if (JSON.stringify(results) !== JSON.stringify(expected)) {
+      throw new Error(`results ${JSON.stringify(results)} do not answer calls ${JSON.stringify(calls)} in order (pending ${JSON.stringify(pendingIds)})`);
+    }
+    const owed = calls.filter((id) => !results.includes(id));
+    if (owed.length > 0 && next < messages.length) throw new Error(`calls ${owed} unanswered before the next message`);
+    for (const id of results) {
+      if (answered.has(id)) throw new Error(`call ${id} answered twice`);
+      answered.add(id);
+    }
+  }
+}

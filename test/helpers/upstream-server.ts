@@ -1,0 +1,140 @@
+/**
+ * A stand-in for an OpenAI-compatible model server, in Node, on 127.0.0.1. It replays the recorded
+ * real streams of `test/fixtures/upstream/` and plays a few scripted behaviours, chosen by the
+ * request's `model`:
+ *   replay/<dir>/<file>  the recording (or, after a tool result, the plain text recording)
+ *   cut/<dir>/<file>     the first half of the recording, then the connection is destroyed
+ *   status/<code>        an HTTP error with a JSON error body
+ *   hang                 never answers; stall: answers one chunk, then nothing
+ *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
+ *   script/slow          streams ten text chunks 150 ms apart
+ * Every request body is kept; `GET /__log` returns them, for tests of what the Worker sent.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+
+export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
+
+/** Every recorded stream, as `dir/file` without the extension. */
+export function fixtureNames(): string[] {
+  return readdirSync(FIXTURE_ROOT, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((dir) =>
+      readdirSync(join(FIXTURE_ROOT, dir.name))
+        .filter((file) => file.endsWith('.sse'))
+        .map((file) => `${dir.name}/${file.replace(/\.sse$/, '')}`),
+    );
+}
+
+export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'stall', 'script/calc', 'script/slow'];
+
+/** The `MODELS` allow-list the tests run with. */
+export function upstreamModels(): string[] {
+  const fixtures = fixtureNames();
+  return [
+    ...fixtures.map((name) => `openai:replay/${name}`),
+    ...fixtures.map((name) => `openai:cut/${name}`),
+    ...SCRIPTED_MODELS.map((name) => `openai:${name}`),
+  ];
+}
+
+type ChatBody = { model: string; messages: { role: string; content: unknown }[] };
+
+export function startUpstream(): Promise<{ server: Server; url: string }> {
+  const log: unknown[] = [];
+  const server = createServer((request, response) => {
+    handle(request, response, log).catch((error) => {
+      console.error('upstream stand-in failed', error);
+      response.destroy();
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ server, url: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[]): Promise<void> {
+  if (request.method === 'GET' && request.url === '/__log') {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
+    return;
+  }
+  if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+    response.writeHead(404).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
+  log.push({ ...body, authorization: request.headers.authorization ?? null });
+  const afterTool = body.messages.at(-1)?.role === 'tool';
+  const [kind, ...rest] = body.model.split('/');
+  const name = rest.join('/');
+
+  switch (kind) {
+    case 'replay':
+      return sendSse(response, readFixture(afterTool ? 'openai/gpt-4o-text-usage' : name));
+    case 'cut': {
+      const text = readFixture(name);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(text.slice(0, Math.floor(text.length / 2)));
+      setTimeout(() => response.destroy(), 50);
+      return;
+    }
+    case 'status':
+      response.writeHead(Number(name), { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'secret upstream detail', type: 'server_error' } }));
+      return;
+    case 'hang':
+      return; // never answers; the Worker's timeout must end the turn
+    case 'stall':
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunk({ content: 'I begin' }));
+      return;
+    case 'script':
+      return script(name, body, afterTool, response);
+    default:
+      response.writeHead(400).end();
+  }
+}
+
+async function script(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (name === 'calc') {
+    if (afterTool) {
+      response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
+      response.write(chunk({}, 'stop'));
+    } else {
+      response.write(chunk({ tool_calls: [{ index: 0, id: 'call_calc_1', type: 'function', function: { name: 'calculator', arguments: '' } }] }));
+      response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"expression":' } }] }));
+      response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '"6*7"}' } }] }));
+      response.write(chunk({}, 'tool_calls'));
+    }
+  } else if (name === 'slow') {
+    for (let index = 0; index < 10; index++) {
+      if (response.destroyed) return;
+      response.write(chunk({ content: `part ${index}. ` }));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    response.write(chunk({}, 'stop'));
+  }
+  response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
+  response.end('data: [DONE]\n\n');
+}
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+}
+
+function readFixture(name: string): string {
+  return readFileSync(join(FIXTURE_ROOT, `${name}.sse`), 'utf8');
+}
+
+function sendSse(response: ServerResponse, text: string): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  response.end(text);
+}

@@ -1,0 +1,26 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+import { upstreamModels } from './test/helpers/upstream-server.ts';
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      main: './src/index.ts',
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: {
+          OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+          OPENAI_API_KEY: 'test-key',
+          MODELS: upstreamModels().join(','),
+          UPSTREAM_TIMEOUT_MS: '1500',
+          MAX_ITERATIONS: '3',
+        },
+      },
+    })),
+  ],
+  test: {
+    globalSetup: ['./test/global-setup.ts'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+  },
+});

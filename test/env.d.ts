@@ -1,0 +1,14 @@
+/** Types of what `cloudflare:workers` gives the tests: this Worker's env and its exports. */
+import type { Env as WorkerEnv } from '../src/env';
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {}
+    interface GlobalProps {
+      mainModule: typeof import('../src/index');
+      durableNamespaces: 'SessionObject';
+    }
+  }
+}
+
+export {};

@@ -11,5 +11,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const { server, url } = await startUpstream();
   project.provide('upstreamUrl', url);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 }

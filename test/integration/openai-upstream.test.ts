@@ -1,0 +1,122 @@
+/**
+ * Turns driven end to end through the Worker and the session's Durable Object against a stand-in
+ * OpenAI-compatible server over HTTP (recorded real streams and scripted behaviours), and what the
+ * Worker sent it.
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { checkHistoryInvariants, history, newSessionId, turn, user } from '../helpers/api';
+
+const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
+
+/** The request bodies the stand-in received whose messages mention `marker`. */
+async function sentWith(marker: string): Promise<any[]> {
+  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
+  return log.filter((body) => JSON.stringify(body.messages).includes(marker));
+}
+
+async function sse(sessionId: string, body: Record<string, unknown>) {
+  const result = await turn(sessionId, { stream: 'delta', ...body });
+  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
+  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
+  return { events: result.events, of, stop: result.events.at(-1)!.data };
+}
+
+describe('openai provider through the Worker', () => {
+  it('streams a recorded text answer, with its usage on turn_stop', async () => {
+    const id = newSessionId('oa-text');
+    const { of, stop } = await sse(id, { messages: [user(`hi ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('Olá!');
+    expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 20, outputTokens: 2, cachedInputTokens: 0 } });
+    expect((await history(id))[1]).toEqual({ role: 'assistant', content: 'Olá!' });
+    const [sent] = await sentWith(id);
+    expect(sent.authorization).toBe('Bearer test-key');
+    expect(sent.model).toBe('replay/openai/gpt-4o-text-usage');
+    expect(sent.tools.map((t: any) => t.function.name)).toEqual(['calculator', 'current_time', 'memory_save', 'memory_list']);
+  });
+
+  it('streams recorded reasoning as thinking', async () => {
+    const id = newSessionId('oa-think');
+    const { of, stop } = await sse(id, { messages: [user(`think ${id}`)], model: 'openai:replay/deepseek/deepseek-reasoner-reasoning-content-usage' });
+    expect(of('thinking_delta').length).toBeGreaterThan(10);
+    expect(of('text_delta').length).toBeGreaterThan(1);
+    expect(stop.stopReason).toBe('end_turn');
+    expect(stop.usage.reasoningTokens).toBeGreaterThan(0);
+  });
+
+  it('runs a trusted tool the model calls, and sends the call and its result back paired', async () => {
+    const id = newSessionId('oa-calc');
+    const { of, stop } = await sse(id, { messages: [user(`compute ${id}`)], model: 'openai:script/calc' });
+    expect(of('tool_call')).toEqual([{ toolCallId: 'call_calc_1', name: 'calculator', input: { expression: '6*7' } }]);
+    expect(of('tool_result')).toEqual([{ toolCallId: 'call_calc_1', content: '42' }]);
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('The result is 42.');
+    expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 24, outputTokens: 10, cachedInputTokens: 8 } });
+    const [, second] = await sentWith(id);
+    expect(second.messages.slice(1)).toEqual([
+      { role: 'user', content: `compute ${id}` },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_calc_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] },
+      { role: 'tool', tool_call_id: 'call_calc_1', content: '42' },
+    ]);
+  });
+
+  it('stops for a recorded client tool call and resumes with the client result', async () => {
+    const id = newSessionId('oa-client');
+    const tools = [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } }];
+    const first = await sse(id, { messages: [user(`weather ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
+    const [call] = first.of('tool_call');
+    expect(call.name).toBe('weather');
+    expect(first.stop.stopReason).toBe('tool_use');
+
+    const second = await sse(id, {
+      messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }],
+      tools,
+      model: 'openai:replay/openai/gpt-4o-single-tool-call-usage',
+    });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const [, resumed] = await sentWith(id);
+    expect(resumed.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: call.toolCallId, content: '18°C' });
+    checkHistoryInvariants(await history(id));
+  });
+
+  it('stops for recorded parallel client calls; both answers resume the turn', async () => {
+    const id = newSessionId('oa-parallel');
+    const tools = [{ name: 'add' }, { name: 'multiply' }];
+    const model = 'openai:replay/openai/gpt-4o-parallel-tool-calls-usage';
+    const first = await sse(id, { messages: [user(`math ${id}`)], tools, model });
+    const calls = first.of('tool_call');
+    expect(calls.map((c) => c.name)).toEqual(['add', 'multiply']);
+    expect(first.stop.stopReason).toBe('tool_use');
+    const answers = calls.map((c, index) => ({ role: 'tool', toolCallId: c.toolCallId, content: String(index + 5) }));
+    const second = await sse(id, { messages: [...answers].reverse(), tools, model });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const [, resumed] = await sentWith(id);
+    expect(resumed.messages.slice(-2).map((m: any) => m.tool_call_id)).toEqual(calls.map((c) => c.toolCallId));
+  });
+
+  it.each([
+    ['length', 'openai:replay/openrouter/minimax-m2-reasoning-length-midstream-error', 'max_tokens'],
+    ['a refusal', 'openai:replay/openai/gpt-4o-refusal', 'refusal'],
+  ])('maps %s to its stop reason', async (_label, model, stopReason) => {
+    const id = newSessionId('oa-stop');
+    const { stop } = await sse(id, { messages: [user(`x ${id}`)], model });
+    expect(stop.stopReason).toBe(stopReason);
+  });
+
+  it.each([
+    ['an HTTP error', 'openai:status/500', 'upstream_error'],
+    ['a rate limit', 'openai:status/429', 'upstream_error'],
+    ['a stream cut mid-way', 'openai:cut/openai/gpt-4o-single-tool-call-usage', 'upstream_cut'],
+    ['a cut during reasoning', 'openai:cut/deepseek/deepseek-reasoner-reasoning-content-usage', 'upstream_cut'],
+    ['a server that never answers', 'openai:hang', 'upstream_timeout'],
+    ['a server that stops sending', 'openai:stall', 'upstream_timeout'],
+  ])('ends the turn with error on %s, and leaves the session consistent', async (_label, model, code) => {
+    const id = newSessionId('oa-fail');
+    const { stop, events } = await sse(id, { messages: [user(`fail ${id}`)], model, tools: [{ name: 'weather' }] });
+    expect(stop.stopReason).toBe('error');
+    expect(stop.error.code).toBe(code);
+    expect(JSON.stringify(events)).not.toContain('secret upstream detail');
+    expect(await history(id)).toEqual([{ role: 'user', content: `fail ${id}` }]);
+    const next = await sse(id, { messages: [user('again')] });
+    expect(next.stop.stopReason).toBe('end_turn');
+  });
+});

@@ -1,0 +1,54 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { describe, expect, it } from 'vitest';
+import { createSseStream, formatSseEvent } from '../../src/http/sse-stream';
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+describe('the SSE transport', () => {
+  it('frames each event with its name, an increasing id and JSON data', async () => {
+    const sse = createSseStream();
+    sse.send({ event: 'turn_start', data: {} });
+    sse.send({ event: 'text_delta', data: { delta: 'line\nbreak' } });
+    sse.close();
+    const text = await readText(sse.readable);
+    expect(text).toBe('event: turn_start\nid: 1\ndata: {}\n\nevent: text_delta\nid: 2\ndata: {"delta":"line\\nbreak"}\n\n');
+    const parsed: unknown[] = [];
+    for await (const event of new Response(text).body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()) as any) parsed.push(event);
+    expect(parsed).toHaveLength(2);
+  });
+
+  it('writes each event as soon as it is sent, before the stream ends', async () => {
+    const sse = createSseStream();
+    const reader = sse.readable.getReader();
+    sse.send({ event: 'turn_start', data: {} });
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('event: turn_start');
+    sse.close();
+  });
+
+  it('sends a comment line as heartbeat while nothing else is sent', async () => {
+    const sse = createSseStream({ heartbeatMs: 20 });
+    const reader = sse.readable.getReader();
+    sse.send({ event: 'turn_start', data: {} });
+    await reader.read();
+    const beat = await reader.read();
+    expect(new TextDecoder().decode(beat.value)).toBe(': keep-alive\n\n');
+    sse.close();
+  });
+
+  it('keeps accepting events after the client went away', async () => {
+    const sse = createSseStream({ heartbeatMs: 20 });
+    await sse.readable.cancel();
+    expect(() => {
+      sse.send({ event: 'text_delta', data: { delta: 'x' } });
+      sse.close();
+    }).not.toThrow();
+  });
+
+  it('refuses line breaks in event names and ids', () => {
+    expect(() => formatSseEvent('a\nb', '1', {})).toThrow();
+    expect(() => formatSseEvent('a', '1\r', {})).toThrow();
+  });
+});

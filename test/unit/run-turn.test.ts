@@ -1,0 +1,209 @@
+/**
+ * The agent loop on its own, with a scripted provider and tools: parallel trusted calls with results
+ * in call order, tool failures as results, unknown tools and bad arguments, cancellation, and the
+ * promises of the event stream (one turn-start first, one turn-stop last, balanced blocks).
+ */
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events';
+import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn';
+import { z } from '../../src/lib/zod';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
+import { createToolRegistry } from '../../src/tools/registry';
+import type { ServerTool } from '../../src/tools/types';
+
+type Script = (request: ModelRequest, call: number) => ModelStreamPart[] | Promise<ModelStreamPart[]>;
+
+function scripted(script: Script): ModelProvider & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    requests,
+    async *stream(request) {
+      requests.push(structuredClone({ ...request, signal: undefined }) as unknown as ModelRequest);
+      for (const part of await script(request, requests.length)) yield part;
+    },
+  };
+}
+
+const calls = (...list: [string, string, Record<string, unknown>][]): ModelStreamPart[] => [
+  ...list.map(([id, name, input], index): ModelStreamPart => ({ type: 'tool-call-delta', index, id, name, argumentsDelta: JSON.stringify(input) })),
+  { type: 'finish', reason: 'tool_use' },
+];
+const text = (value: string): ModelStreamPart[] => [{ type: 'text-delta', delta: value }, { type: 'finish', reason: 'end_turn' }];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tool(name: string, execute: (input: any, signal: AbortSignal) => Promise<string>, trust = true): ServerTool<any> {
+  return { name, description: name, trust, inputSchema: z.object({ ms: z.number().optional() }).passthrough(), execute: (input, context) => execute(input, context.signal) };
+}
+
+async function run(provider: ModelProvider, tools: ServerTool<any>[], options: { signal?: AbortSignal; input?: Partial<TurnInput> } = {}) {
+  const events: AgentEvent[] = [];
+  let ids = 0;
+  const deps: TurnDeps = {
+    model: { id: 'test:model', model: 'model', provider },
+    tools: createToolRegistry(tools),
+    toolContext: { now: () => new Date(0), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } },
+    emit: (event) => events.push(event),
+    signal: options.signal ?? new AbortController().signal,
+    systemPrompt: 'sys',
+    maxIterations: 5,
+    toolTimeoutMs: 500,
+    newId: (prefix) => `${prefix}_${++ids}`,
+    now: () => 0,
+  };
+  const outcome = await runTurn(
+    { turnId: 'turn_1', history: [], answers: [], newMessages: [{ role: 'user', content: 'go' }], clientTools: [], ...options.input },
+    deps,
+  );
+  checkStream(events);
+  return { outcome, events };
+}
+
+function checkStream(events: AgentEvent[]) {
+  expect(events[0]?.type).toBe('turn-start');
+  expect(events.at(-1)?.type).toBe('turn-stop');
+  expect(events.filter((e) => e.type === 'turn-stop')).toHaveLength(1);
+  const open = new Set<string>();
+  for (const event of events) {
+    if (/-start$/.test(event.type) && 'blockId' in event) open.add(event.blockId);
+    if (/-end$/.test(event.type) && 'blockId' in event) open.delete(event.blockId);
+    if (event.type === 'model-call-end') expect(open.size).toBe(0);
+  }
+}
+
+const results = (events: AgentEvent[]) =>
+  events.flatMap((e) => (e.type === 'tool-execution-end' ? [{ id: e.toolCallId, content: e.content, state: e.state }] : []));
+
+describe('the agent loop', () => {
+  it('runs the trusted calls of one response in parallel and sends the results back in call order', async () => {
+    const provider = scripted((_request, call) => (call === 1 ? calls(['a', 'wait', { ms: 60 }], ['b', 'wait', { ms: 5 }]) : text('done')));
+    const started: number[] = [];
+    const wait = tool('wait', async ({ ms }) => {
+      started.push(Date.now());
+      await sleep(ms);
+      return `waited ${ms}`;
+    });
+    const { outcome, events } = await run(provider, [wait]);
+    expect(outcome.stopReason).toBe('end_turn');
+    expect(results(events).map((r) => r.id)).toEqual(['b', 'a']); // b finished first
+    expect(Math.abs(started[0]! - started[1]!)).toBeLessThan(30); // both started at once
+    const sent = provider.requests[1]!.messages;
+    expect(sent.map((m) => (m.role === 'tool' ? m.toolCallId : m.role))).toEqual(['user', 'assistant', 'a', 'b']);
+  });
+
+  it('gives the model an error result when a tool throws, and goes on', async () => {
+    const provider = scripted((_r, call) => (call === 1 ? calls(['a', 'boom', {}]) : text('sorry')));
+    const boom = tool('boom', async () => {
+      throw new Error('disk on fire');
+    });
+    const { outcome, events } = await run(provider, [boom]);
+    expect(outcome.stopReason).toBe('end_turn');
+    expect(results(events)).toEqual([{ id: 'a', content: 'boom failed: disk on fire', state: 'error' }]);
+    expect(provider.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'a', content: 'boom failed: disk on fire', isError: true });
+  });
+
+  it('answers an unknown tool, bad arguments and a tool that times out with error results', async () => {
+    const provider = scripted((_r, call) =>
+      call === 1
+        ? [
+            { type: 'tool-call-delta', index: 0, id: 'a', name: 'nope', argumentsDelta: '{}' },
+            { type: 'tool-call-delta', index: 1, id: 'b', name: 'wait', argumentsDelta: '{"ms": ' },
+            { type: 'tool-call-delta', index: 2, id: 'c', name: 'wait', argumentsDelta: '{"ms": 5000}' },
+            { type: 'finish', reason: 'tool_use' },
+          ]
+        : text('ok'),
+    );
+    const wait = tool('wait', (input, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))));
+    const { events } = await run(provider, [wait]);
+    expect(results(events)).toEqual([
+      { id: 'a', content: 'Unknown tool "nope".', state: 'error' },
+      { id: 'b', content: 'The arguments were not a JSON object: {"ms": ', state: 'error' },
+      { id: 'c', content: 'wait did not finish within 500 ms.', state: 'error' },
+    ]);
+  });
+
+  it('on cancel during tools: interrupts the running calls, closes the waiting ones, stops with error "cancelled"', async () => {
+    const controller = new AbortController();
+    const provider = scripted(() => calls(['a', 'wait', { ms: 10_000 }], ['b', 'ask', {}]));
+    const wait = tool('wait', async (_input, signal) => {
+      setTimeout(() => controller.abort(), 10);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      return 'never';
+    });
+    const ask = tool('ask', async () => 'asked', false);
+    const { outcome, events } = await run(provider, [wait, ask], { signal: controller.signal });
+    expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
+    expect(results(events)).toEqual([
+      { id: 'a', content: 'Tool execution was interrupted', state: 'interrupted' },
+      { id: 'b', content: 'Tool execution was interrupted', state: 'interrupted' },
+    ]);
+    expect(events.some((e) => e.type === 'turn-suspend')).toBe(false);
+  });
+
+  it('on cancel during the model call: no assistant message, stop with error "cancelled"', async () => {
+    const controller = new AbortController();
+    const provider: ModelProvider = {
+      async *stream(request) {
+        yield { type: 'text-delta', delta: 'Once upon' };
+        controller.abort();
+        await sleep(1);
+        if (request.signal.aborted) return;
+        yield { type: 'finish', reason: 'end_turn' };
+      },
+    };
+    const { outcome, events } = await run(provider, [], { signal: controller.signal });
+    expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
+    expect(events.some((e) => e.type === 'assistant-message')).toBe(false);
+    expect(events.find((e) => e.type === 'text-end')).toMatchObject({ text: 'Once upon', incomplete: true });
+  });
+
+  it('treats a provider that throws as an error stop, never a crash', async () => {
+    const provider: ModelProvider = {
+      // eslint-disable-next-line require-yield
+      async *stream() {
+        throw new Error('bug');
+      },
+    };
+    const { outcome } = await run(provider, []);
+    expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'internal_error' } });
+  });
+
+  it('runs granted answers, tells denied ones, and places every result in call order before the new messages', async () => {
+    const provider = scripted(() => text('thanks'));
+    const ask = tool('ask', async () => 'asked', false);
+    const history: TurnInput['history'] = [
+      { role: 'user', content: 'start' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', toolCallId: 'x', name: 'ask', input: {} },
+          { type: 'tool_use', toolCallId: 'y', name: 'client_tool', input: {} },
+          { type: 'tool_use', toolCallId: 'z', name: 'ask', input: {} },
+        ],
+      },
+    ];
+    const { events } = await run(provider, [ask], {
+      input: {
+        history,
+        answers: [
+          { call: { toolCallId: 'x', name: 'ask', input: {}, awaiting: 'permission' }, answer: { kind: 'permission', granted: false, reason: 'no' } },
+          { call: { toolCallId: 'y', name: 'client_tool', input: {}, awaiting: 'client' }, answer: { kind: 'result', content: 'client says hi', isError: false } },
+          { call: { toolCallId: 'z', name: 'ask', input: {}, awaiting: 'permission' }, answer: { kind: 'permission', granted: true } },
+        ],
+        newMessages: [{ role: 'user', content: 'and then?' }],
+      },
+    });
+    expect(results(events)).toEqual([
+      { id: 'x', content: 'Tool call denied: no', state: 'denied' },
+      { id: 'z', content: 'asked', state: 'success' },
+    ]);
+    expect(provider.requests[0]!.messages.map((m) => (m.role === 'tool' ? `${m.toolCallId}:${m.content}` : m.role))).toEqual([
+      'user',
+      'assistant',
+      'x:Tool call denied: no',
+      'y:client says hi',
+      'z:asked',
+      'user',
+    ]);
+  });
+});

@@ -63,7 +63,7 @@ describe('openai provider through the Worker', () => {
     const id = newSessionId('oa-client');
     const tools = [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } }];
     const first = await sse(id, { messages: [user(`weather ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
-    const [call] = first.of('tool_call');
+    const call = first.of('tool_call')[0]!;
     expect(call.name).toBe('weather');
     expect(first.stop.stopReason).toBe('tool_use');
 

@@ -35,6 +35,11 @@ export type ModelCallOptions = {
   newId: (prefix: string) => string;
   now: () => number;
   step: number;
+  /**
+   * Tool call ids already in the conversation. Some servers reuse ids (`call_0` in every response);
+   * a reused id would pair a result with the wrong call, so it is replaced by a fresh one.
+   */
+  usedToolCallIds: Set<string>;
 };
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
@@ -43,7 +48,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   const startedAt = options.now();
   emit({ type: 'model-call-start', callId, step: options.step, model: handle.id, toolsOffered: options.tools.length > 0 });
 
-  const assembler = new BlockAssembler(callId, emit, newId);
+  const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds);
   const request: ModelRequest = {
     model: handle.model,
     system: options.system,
@@ -94,6 +99,7 @@ class BlockAssembler {
     private readonly callId: string,
     private readonly emit: Emit,
     private readonly newId: (prefix: string) => string,
+    private readonly usedToolCallIds: Set<string>,
   ) {}
 
   push(part: Exclude<ModelStreamPart, { type: 'error' | 'finish' | 'usage' }>): void {
@@ -117,12 +123,14 @@ class BlockAssembler {
         let block = this.toolsByIndex.get(part.index);
         if (!block) {
           this.closeOpen(false);
+          const toolCallId = part.id && !this.usedToolCallIds.has(part.id) ? part.id : this.newId('call');
+          this.usedToolCallIds.add(toolCallId);
           block = {
             kind: 'tool',
             blockId: this.newId('blk'),
             contentIndex: this.done.length,
             index: part.index,
-            toolCallId: part.id || this.newId('call'),
+            toolCallId,
             name: part.name ?? '',
             args: '',
           };

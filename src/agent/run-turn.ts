@@ -10,7 +10,7 @@ import type { ModelHandle, ToolSpec } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolContext } from '../tools/types';
 import type { AgentEvent, Emit, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
-import { assistantMessage, placeToolResult } from './history';
+import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall } from './model-call';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import { addUsage, emptyUsage, type Usage } from './usage';
@@ -59,6 +59,7 @@ class Turn {
   private readonly messages: HistoryMessage[];
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
+  private readonly usedToolCallIds: Set<string>;
   private usage = emptyUsage();
   private maxIterationsReached = false;
 
@@ -67,6 +68,7 @@ class Turn {
     private readonly deps: TurnDeps,
   ) {
     this.messages = [...input.history];
+    this.usedToolCallIds = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
   }
 
   private emit: Emit = (event: AgentEvent) => {
@@ -149,6 +151,7 @@ class Turn {
       newId: this.deps.newId,
       now: this.deps.now,
       step,
+      usedToolCallIds: this.usedToolCallIds,
     });
     this.usage = addUsage(this.usage, result.usage);
     if (!result.ok) {

@@ -40,6 +40,7 @@ async function replay(body: string | ReadableStream<Uint8Array>, status = 200) {
     newId: (prefix) => `${prefix}_${++ids}`,
     now: () => 0,
     step: 1,
+    usedToolCallIds: new Set(),
   });
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
   const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');

@@ -206,3 +206,26 @@ describe('routes and methods', () => {
     await expectError(await fetchWorker(`/sessions/${id}/messages?${query}`), 400, 'invalid_query');
   });
 });
+
+describe.each(['delta', 'message', 'none'] as const)('with stream: "%s", a rejection is a JSON error before any stream', (stream) => {
+  it('answers each rule with its status and code and changes nothing', async () => {
+    const id = await pendingSession();
+    const before = await snapshot(id);
+    const cases: [unknown, number, string][] = [
+      [{ messages: [{ role: 'tool', toolCallId: 'call_nope', content: 'x' }] }, 400, 'unknown_tool_call'],
+      [{ messages: [{ role: 'tool_permission', toolCallId: 'call_demo_1_0', granted: true }] }, 409, 'pending_tool_calls'],
+      [{ messages: [user('hi')], tools: [{ name: 'memory_list' }] }, 400, 'tool_name_conflict'],
+      [{ messages: [user('hi')], model: 'openai:nope' }, 400, 'model_not_allowed'],
+      [{ messages: [user('hi')], extra: true }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, code] of cases) {
+      await expectError(await postTurn(id, { ...(body as object), stream }), status, code);
+    }
+    expect(await snapshot(id)).toEqual(before);
+
+    const busy = newSessionId('busy-mode');
+    const running = await postTurn(busy, { messages: [user('slow')], stream: 'delta', model: 'openai:script/slow' });
+    await expectError(await postTurn(busy, { messages: [user('hi')], stream }), 409, 'session_busy');
+    await readSse(running);
+  });
+});

@@ -113,7 +113,7 @@ describe('the agent loop', () => {
           ]
         : text('ok'),
     );
-    const wait = tool('wait', (input, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))));
+    const wait = tool('wait', (_input, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))));
     const { events } = await run(provider, [wait]);
     expect(results(events)).toEqual([
       { id: 'a', content: 'Unknown tool "nope".', state: 'error' },
@@ -205,5 +205,19 @@ describe('the agent loop', () => {
       'z:asked',
       'user',
     ]);
+  });
+});
+
+describe('tool call ids', () => {
+  it('replaces an id the server reuses, so that every result pairs with its own call', async () => {
+    const provider = scripted((_r, call) => (call <= 2 ? calls(['call_0', 'echo', {}], ['call_0', 'echo', {}]) : text('done')));
+    const echo = tool('echo', async () => 'echoed');
+    const { events } = await run(provider, [echo]);
+    const ids = events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCallId] : []));
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids[0]).toBe('call_0');
+    const sent = provider.requests[2]!.messages;
+    expect(sent.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(ids);
   });
 });

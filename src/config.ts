@@ -23,6 +23,10 @@ const configSchema = z.object({
   MAX_ITERATIONS: positiveInt(10, 1000),
   UPSTREAM_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(
+    (value) => (value === undefined || value === '' ? 120 : Number(value)),
+    z.number().int().min(0).max(1_000_000),
+  ),
 });
 
 export type Config = {
@@ -33,6 +37,7 @@ export type Config = {
   maxIterations: number;
   upstreamTimeoutMs: number;
   toolTimeoutMs: number;
+  rateLimitPerMinute: number;
 };
 
 export function readConfig(env: Env): Config {
@@ -57,6 +62,7 @@ export function readConfig(env: Env): Config {
     maxIterations: vars.MAX_ITERATIONS,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
+    rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
   };
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
   return config;

@@ -1,8 +1,12 @@
 /** The Worker's bindings, vars and secrets (CONTRACT section 2; README "Configuration"). */
+import type { RateLimiterObject } from './limits/rate-limiter-object';
 import type { SessionObject } from './session/session-object';
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  AUTH_SECRET?: string;
+  RATE_LIMIT_PER_MINUTE?: string;
   MODEL?: string;
   MODELS?: string;
   OPENAI_BASE_URL?: string;

@@ -2,6 +2,7 @@
 import type { Env } from './env';
 import { router } from './http/router';
 
+export { RateLimiterObject } from './limits/rate-limiter-object';
 export { SessionObject } from './session/session-object';
 
 export default {

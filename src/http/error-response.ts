@@ -2,7 +2,7 @@
 import { ApiError, type ApiErrorBody } from '../lib/errors';
 
 export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) return jsonError(error.status, error.toBody());
+  if (error instanceof ApiError) return jsonError(error.status, error.toBody(), error.headers);
   // Not an expected failure: the real cause goes to the log, the client gets a plain sentence.
   console.error('request failed', error);
   return jsonError(500, { error: { code: 'internal_error', message: 'The server failed to answer this request; try again.' } });

@@ -2,7 +2,9 @@
 import { Router, type IRequest } from 'itty-router';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
+import { withUser } from './auth';
 import { errorResponse } from './error-response';
+import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { postTurn } from './routes/turns';
 
@@ -18,6 +20,8 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
+  .all('/sessions/*', withUser)
+  .post('/sessions/*', withRateLimit)
   .post('/sessions/:id/turns', postTurn)
   .all('/sessions/:id/turns', methodNotAllowed(['POST']))
   .get('/sessions/:id/messages', getMessages)

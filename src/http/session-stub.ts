@@ -1,13 +1,11 @@
 /**
  * The Durable Object of a (user, session) pair. The name holds both, so the same session id under
- * two users is two objects. Until auth lands (JWT `sub`), every request is the one local user.
+ * two users is two objects: no request of one user can reach another's session.
  */
 import { sessionIdSchema } from '../api/turn-request';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { SessionObject } from '../session/session-object';
-
-export const LOCAL_USER = 'local';
 
 /**
  * The session's RPC methods with their declared result types. workers-types maps RPC results to
@@ -17,7 +15,11 @@ export const LOCAL_USER = 'local';
 export type SessionRpc = Pick<SessionObject, 'startTurn' | 'getSession' | 'getMessages' | 'deleteSession'>;
 
 export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
-  return env.SESSIONS.getByName(JSON.stringify([userId, sessionId])) as unknown as SessionRpc;
+  return env.SESSIONS.getByName(sessionObjectName(userId, sessionId)) as unknown as SessionRpc;
+}
+
+export function sessionObjectName(userId: string, sessionId: string): string {
+  return JSON.stringify([userId, sessionId]);
 }
 
 export function parseSessionId(raw: string | undefined): string {

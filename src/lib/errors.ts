@@ -11,12 +11,20 @@ export class ApiError extends Error {
   readonly code: string;
   readonly details: unknown;
   readonly retryable: boolean;
+  /** Headers the response must carry, e.g. `Retry-After` or `WWW-Authenticate`. */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, options: { details?: unknown; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { details?: unknown; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message, { cause: options.cause });
     this.status = status;
     this.code = code;
     this.details = options.details;
+    this.headers = options.headers ?? {};
     this.retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   }
 

@@ -1,13 +1,13 @@
 /** `POST /sessions/:id/turns`: parse, check, hand to the session, return its stream or body. */
-import type { IRequest } from 'itty-router';
 import { turnRequestSchema, type ClientTool } from '../../api/turn-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
+import type { AuthedRequest } from '../auth';
 import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
 import { jsonError } from '../error-response';
 import { readJsonBody } from '../read-json-body';
-import { LOCAL_USER, parseSessionId, sessionStub } from '../session-stub';
+import { parseSessionId, sessionStub } from '../session-stub';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -16,13 +16,13 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-export async function postTurn(request: IRequest, env: Env): Promise<Response> {
+export async function postTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const body = await readJsonBody(request, turnRequestSchema);
   checkToolNames(body.tools ?? [], defaultTools.names());
   const model = pickModel(readConfig(env), body.model);
 
-  const result = await sessionStub(env, LOCAL_USER, sessionId).startTurn({ sessionId, request: body, model });
+  const result = await sessionStub(env, request.userId, sessionId).startTurn({ sessionId, request: body, model });
   if (!result.ok) return jsonError(result.status, result.body);
   if (result.kind === 'json') return Response.json(result.body);
   return new Response(result.body, { headers: SSE_HEADERS });

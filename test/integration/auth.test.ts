@@ -17,7 +17,8 @@ function call(path: string, init: RequestInit & { token?: string; host?: string;
   const headers = new Headers(rest.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
   if (rest.body) headers.set('content-type', 'application/json');
-  return worker.fetch(new Request(`${host}${path}`, { ...rest, headers }), { ...env, AUTH_SECRET: SECRET, ...vars }, createExecutionContext());
+  const request = new Request(`${host}${path}`, { ...rest, headers }) as Request<unknown, IncomingRequestCfProperties>;
+  return worker.fetch(request, { ...env, AUTH_SECRET: SECRET, ...vars }, createExecutionContext());
 }
 
 async function mint(claims: { sub?: string; exp?: number | string; nbf?: number | string; alg?: string; secret?: string } = {}) {

@@ -18,6 +18,9 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'e
 /** Why a model call ended, as the provider said it (mapped to our words). */
 export type FinishReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal';
 
+/** Why an assistant message ended: the model's reason, or a cancel that kept its partial text. */
+export type MessageFinish = FinishReason | 'cancelled';
+
 export type TurnError = { code: string; message: string };
 
 /** How a tool call is carried out: inline, after the user's permission, by the client, or not at all. */
@@ -69,7 +72,7 @@ export type AgentEvent =
       finishReason?: FinishReason;
       error?: TurnError;
     }
-  | { type: 'assistant-message'; message: AssistantMessage; finishReason: FinishReason; usage: Usage }
+  | { type: 'assistant-message'; message: AssistantMessage; finishReason: MessageFinish; usage: Usage }
   | { type: 'tool-call'; toolCallId: string; name: string; input: Record<string, unknown>; execution: ToolExecution }
   | { type: 'tool-execution-start'; toolCallId: string; name: string; input: Record<string, unknown> }
   | {

@@ -19,7 +19,8 @@ export type AssembledToolCall = {
 
 export type ModelCallResult =
   | { ok: true; blocks: AssistantBlock[]; toolCalls: AssembledToolCall[]; finishReason: FinishReason; usage: Usage }
-  | { ok: false; error: TurnError; usage: Usage };
+  /** `partialText`: the text blocks the call had streamed before it ended (kept when it is cancelled). */
+  | { ok: false; error: TurnError; usage: Usage; partialText: AssistantBlock[] };
 
 type OpenBlock =
   | { kind: 'text' | 'thinking'; blockId: string; contentIndex: number; text: string; signature?: string }
@@ -82,7 +83,8 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   const durationMs = options.now() - startedAt;
   if (error) {
     emit({ type: 'model-call-end', callId, usage, durationMs, error });
-    return { ok: false, error, usage };
+    const partialText = assembler.blocks([]).filter((block) => block.type === 'text' && block.text !== '');
+    return { ok: false, error, usage, partialText };
   }
   const reason = finishReason as FinishReason;
   emit({ type: 'model-call-end', callId, usage, durationMs, finishReason: reason });

@@ -155,7 +155,14 @@ class Turn {
     });
     this.usage = addUsage(this.usage, result.usage);
     if (!result.ok) {
-      return result.error.code === 'cancelled' ? this.cancelled() : this.stop('error', result.error);
+      if (result.error.code !== 'cancelled') return this.stop('error', result.error);
+      // A cancel keeps what the user already saw; a failure keeps nothing (it was not an answer).
+      if (result.partialText.length > 0) {
+        const message = assistantMessage(result.partialText);
+        this.messages.push(message);
+        this.emit({ type: 'assistant-message', message, finishReason: 'cancelled', usage: result.usage });
+      }
+      return this.cancelled();
     }
 
     // A call cut by the output limit, or refused, or made when no tools were offered, never runs.

@@ -9,6 +9,14 @@ import type { z } from '../lib/zod';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export async function readJsonBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
+  return (await readJsonBodyWithText(request, schema)).data;
+}
+
+/** The checked value and the body's text as it came (what an Idempotency-Key is bound to). */
+export async function readJsonBodyWithText<Schema extends z.ZodType>(
+  request: Request,
+  schema: Schema,
+): Promise<{ data: z.infer<Schema>; text: string }> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON, with "Content-Type: application/json".');
@@ -30,7 +38,7 @@ export async function readJsonBody<Schema extends z.ZodType>(request: Request, s
       details: { issues },
     });
   }
-  return parsed.data;
+  return { data: parsed.data, text };
 }
 
 async function readText(request: Request): Promise<string> {

@@ -6,7 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
-import { postTurn } from './routes/turns';
+import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
 
 type Args = [Env, ExecutionContext];
 
@@ -24,6 +24,10 @@ router
   .post('/sessions/*', withRateLimit)
   .post('/sessions/:id/turns', postTurn)
   .all('/sessions/:id/turns', methodNotAllowed(['POST']))
+  .get('/sessions/:id/turns/:turnId/events', getTurnEvents)
+  .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
+  .post('/sessions/:id/turns/:turnId/cancel', cancelTurn)
+  .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
   .get('/sessions/:id/messages', getMessages)
   .all('/sessions/:id/messages', methodNotAllowed(['GET']))
   .get('/sessions/:id', getSession)

@@ -1,8 +1,9 @@
 /**
  * The SSE transport: owns the stream, the framing and the heartbeat, so that callers only send
- * items. Each item is written the moment it is sent (no batching), with an increasing `id:`; a
+ * items. Each item is written the moment it is sent (no batching), with the `id:` it is given; a
  * comment line keeps the connection open while nothing else is sent for `heartbeatMs` (a slow tool
  * or model). A client that goes away never stops the sender: writes to a closed stream are dropped.
+ * Ids are the caller's (a turn's event numbers, so that a client can resume after any of them).
  */
 import type { SseItem } from '../protocol/encoder';
 
@@ -10,16 +11,15 @@ export const HEARTBEAT_MS = 15_000;
 
 export type SseStream = {
   readable: ReadableStream<Uint8Array>;
-  send(item: SseItem): void;
+  send(item: SseItem, id: string): void;
   close(): void;
 };
 
-export function createSseStream(options: { heartbeatMs?: number; firstId?: number } = {}): SseStream {
+export function createSseStream(options: { heartbeatMs?: number } = {}): SseStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
-  let nextId = options.firstId ?? 1;
   let open = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -40,8 +40,8 @@ export function createSseStream(options: { heartbeatMs?: number; firstId?: numbe
   scheduleHeartbeat();
   return {
     readable,
-    send(item) {
-      write(formatSseEvent(item.event, String(nextId++), item.data));
+    send(item, id) {
+      write(formatSseEvent(item.event, id, item.data));
     },
     close() {
       clearTimeout(timer ?? null);

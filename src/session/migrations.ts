@@ -35,4 +35,23 @@ export const MIGRATIONS: string[][] = [
      )`,
     `CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, saved_at INTEGER NOT NULL)`,
   ],
+  [
+    // A message longer than one row allows keeps its first part in `messages.body`, the rest here.
+    `ALTER TABLE messages ADD COLUMN parts INTEGER NOT NULL DEFAULT 1`,
+    `CREATE TABLE message_parts (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))`,
+    // Each turn's events, packed many to a row (storage bills per row written), for resumable
+    // streams and idempotent replays; pruned by the alarm.
+    `CREATE TABLE turn_events (
+       turn_id TEXT NOT NULL,
+       first_seq INTEGER NOT NULL,
+       part INTEGER NOT NULL,
+       data TEXT NOT NULL,
+       PRIMARY KEY (turn_id, first_seq, part)
+     )`,
+    `ALTER TABLE turns ADD COLUMN mode TEXT NOT NULL DEFAULT 'none'`,
+    `ALTER TABLE turns ADD COLUMN idempotency_key TEXT`,
+    `ALTER TABLE turns ADD COLUMN request_hash TEXT`,
+    `ALTER TABLE turns ADD COLUMN events_pruned INTEGER NOT NULL DEFAULT 0`,
+    `CREATE INDEX turns_by_idempotency_key ON turns (idempotency_key) WHERE idempotency_key IS NOT NULL`,
+  ],
 ];

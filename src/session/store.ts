@@ -7,10 +7,49 @@ import type { PendingToolCall, ToolExecution } from '../agent/events';
 import { z } from '../lib/zod';
 import type { Note, NotesStore } from '../tools/types';
 import { MIGRATIONS } from './migrations';
+import { splitForRows } from './row-chunks';
 
 const inputSchema = z.record(z.string(), z.unknown());
 
-export type TurnRow = { turnId: string; status: string; model: string; startedAt: number };
+export type TurnRow = {
+  turnId: string;
+  status: string;
+  model: string;
+  mode: string;
+  startedAt: number;
+  endedAt: number | null;
+  requestHash: string | null;
+  eventsPruned: boolean;
+  stopReason: string | null;
+};
+
+type TurnRecord = {
+  turn_id: string;
+  status: string;
+  model: string;
+  mode: string;
+  started_at: number;
+  ended_at: number | null;
+  request_hash: string | null;
+  events_pruned: number;
+  stop_reason: string | null;
+};
+
+const TURN_COLUMNS = 'turn_id, status, model, mode, started_at, ended_at, request_hash, events_pruned, stop_reason';
+
+function toTurnRow(row: TurnRecord): TurnRow {
+  return {
+    turnId: row.turn_id,
+    status: row.status,
+    model: row.model,
+    mode: row.mode,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    requestHash: row.request_hash,
+    eventsPruned: row.events_pruned === 1,
+    stopReason: row.stop_reason,
+  };
+}
 
 export type SessionSummary = {
   createdAt: string;
@@ -105,17 +144,17 @@ export class SessionStore implements NotesStore {
 
   history(): HistoryMessage[] {
     return this.sql
-      .exec<{ body: string }>(`SELECT body FROM messages ORDER BY seq`)
+      .exec<MessageRow>(`SELECT seq, body, parts FROM messages ORDER BY seq`)
       .toArray()
-      .map((row) => parseMessage(row.body));
+      .map((row) => this.readMessage(row));
   }
 
   page(limit: number, after: number | undefined): { messages: HistoryMessage[]; next?: string } {
     const rows = this.sql
-      .exec<{ seq: number; body: string }>(`SELECT seq, body FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after ?? 0, limit + 1)
+      .exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after ?? 0, limit + 1)
       .toArray();
     const page = rows.slice(0, limit);
-    const result: { messages: HistoryMessage[]; next?: string } = { messages: page.map((row) => parseMessage(row.body)) };
+    const result: { messages: HistoryMessage[]; next?: string } = { messages: page.map((row) => this.readMessage(row)) };
     const last = page.at(-1);
     if (rows.length > limit && last) result.next = String(last.seq);
     return result;
@@ -146,9 +185,81 @@ export class SessionStore implements NotesStore {
 
   // --- turns -----------------------------------------------------------------------------------
 
-  beginTurn(turnId: string, model: string): void {
-    this.sql.exec(`INSERT INTO turns (turn_id, status, model, started_at) VALUES (?, 'running', ?, ?)`, turnId, model, this.now());
+  beginTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
+    this.sql.exec(
+      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
+      turnId,
+      model,
+      mode,
+      this.now(),
+      idempotency?.key ?? null,
+      idempotency?.hash ?? null,
+    );
     this.touch();
+  }
+
+  turn(turnId: string): TurnRow | undefined {
+    if (!this.exists()) return undefined;
+    const row = this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`, turnId).toArray()[0];
+    return row && toTurnRow(row);
+  }
+
+  /** The turn a key started, if it started after `since` (keys live for a while, then are forgotten). */
+  turnByIdempotencyKey(key: string, since: number): TurnRow | undefined {
+    if (!this.exists()) return undefined;
+    const row = this.sql
+      .exec<TurnRecord>(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE idempotency_key = ? AND started_at >= ? ORDER BY started_at DESC LIMIT 1`,
+        key,
+        since,
+      )
+      .toArray()[0];
+    return row && toTurnRow(row);
+  }
+
+  // --- turn event logs ---------------------------------------------------------------------------
+
+  /** One packed batch of a turn's events (JSON), split over rows if it is long. */
+  appendEvents(turnId: string, firstSeq: number, json: string): void {
+    this.storage.transactionSync(() => {
+      for (const [part, data] of splitForRows(json).entries()) {
+        this.sql.exec(`INSERT INTO turn_events (turn_id, first_seq, part, data) VALUES (?, ?, ?, ?)`, turnId, firstSeq, part, data);
+      }
+    });
+  }
+
+  /** The packed batches of a turn, in order, each joined back whole. */
+  readEvents(turnId: string): string[] {
+    const batches: string[] = [];
+    let current: { firstSeq: number; data: string } | undefined;
+    for (const row of this.sql
+      .exec<{ first_seq: number; data: string }>(`SELECT first_seq, data FROM turn_events WHERE turn_id = ? ORDER BY first_seq, part`, turnId)
+      .toArray()) {
+      if (current && current.firstSeq === row.first_seq) current.data += row.data;
+      else {
+        if (current) batches.push(current.data);
+        current = { firstSeq: row.first_seq, data: row.data };
+      }
+    }
+    if (current) batches.push(current.data);
+    return batches;
+  }
+
+  /**
+   * Forgets what has outlived its use: event logs and idempotency keys of turns that ended before
+   * `before`, and the logs of all but the newest `keepTurns` turns. Returns when the next log expires.
+   */
+  prune(before: number, keepTurns: number): number | undefined {
+    if (!this.exists()) return undefined;
+    this.storage.transactionSync(() => {
+      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2))`;
+      this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
+      this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
+    });
+    const next = this.sql
+      .exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND status != 'running'`)
+      .one().ended_at;
+    return next ?? undefined;
   }
 
   endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {
@@ -165,12 +276,7 @@ export class SessionStore implements NotesStore {
 
   runningTurns(): TurnRow[] {
     if (!this.exists()) return [];
-    return this.sql
-      .exec<{ turn_id: string; status: string; model: string; started_at: number }>(
-        `SELECT turn_id, status, model, started_at FROM turns WHERE status = 'running'`,
-      )
-      .toArray()
-      .map((row) => ({ turnId: row.turn_id, status: row.status, model: row.model, startedAt: row.started_at }));
+    return this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running'`).toArray().map(toTurnRow);
   }
 
   summary(): SessionSummary {
@@ -211,16 +317,31 @@ export class SessionStore implements NotesStore {
 
   // --- internals -------------------------------------------------------------------------------
 
+  /** A message is stored whole, however long: split over rows when one row cannot hold it. */
   private insertMessage(seq: number, turnId: string, message: HistoryMessage): void {
+    const [first = '', ...rest] = splitForRows(JSON.stringify(message));
     this.sql.exec(
-      `INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (seq, turn_id, role, body, created_at, parts) VALUES (?, ?, ?, ?, ?, ?)`,
       seq,
       turnId,
       message.role,
-      JSON.stringify(message),
+      first,
       this.now(),
+      rest.length + 1,
     );
+    for (const [index, data] of rest.entries()) {
+      this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
+    }
     this.touch();
+  }
+
+  private readMessage(row: MessageRow): HistoryMessage {
+    if (row.parts === 1) return parseMessage(row.body);
+    const rest = this.sql
+      .exec<{ data: string }>(`SELECT data FROM message_parts WHERE seq = ? ORDER BY part`, row.seq)
+      .toArray()
+      .map((part) => part.data);
+    return parseMessage(row.body + rest.join(''));
   }
 
   private touch(): void {
@@ -235,6 +356,8 @@ export class SessionStore implements NotesStore {
     this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
   }
 }
+
+type MessageRow = { seq: number; body: string; parts: number };
 
 function parseMessage(body: string): HistoryMessage {
   return historyMessageSchema.parse(JSON.parse(body));

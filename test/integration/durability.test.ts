@@ -46,7 +46,7 @@ describe('durability', () => {
       // The state a turn leaves when it is cut while running a trusted call next to an untrusted one.
       const store = new SessionStore(state.storage);
       store.ensureCreated(id);
-      store.beginTurn('turn_cut', 'demo:demo');
+      store.beginTurn('turn_cut', 'demo:demo', 'delta');
       store.appendMessage('turn_cut', { role: 'user', content: 'calculate 1+1; remember x' });
       store.appendAssistant('turn_cut', {
         role: 'assistant',

@@ -140,11 +140,13 @@ describe('the agent loop', () => {
     expect(events.some((e) => e.type === 'turn-suspend')).toBe(false);
   });
 
-  it('on cancel during the model call: no assistant message, stop with error "cancelled"', async () => {
+  it('on cancel during the model call: keeps the partial text, drops the rest, stops with error "cancelled"', async () => {
     const controller = new AbortController();
     const provider: ModelProvider = {
       async *stream(request) {
+        yield { type: 'thinking-delta', delta: 'plotting' };
         yield { type: 'text-delta', delta: 'Once upon' };
+        yield { type: 'tool-call-delta', index: 0, id: 'call_x', name: 'wait', argumentsDelta: '{"ms":' };
         controller.abort();
         await sleep(1);
         if (request.signal.aborted) return;
@@ -153,8 +155,22 @@ describe('the agent loop', () => {
     };
     const { outcome, events } = await run(provider, [], { signal: controller.signal });
     expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
-    expect(events.some((e) => e.type === 'assistant-message')).toBe(false);
+    const stored = events.filter((e) => e.type === 'assistant-message');
+    expect(stored).toEqual([expect.objectContaining({ message: { role: 'assistant', content: 'Once upon' }, finishReason: 'cancelled' })]);
     expect(events.find((e) => e.type === 'text-end')).toMatchObject({ text: 'Once upon', incomplete: true });
+    expect(events.some((e) => e.type === 'tool-call' || e.type === 'tool-execution-start')).toBe(false);
+  });
+
+  it('on a failure mid-stream: keeps nothing of the call', async () => {
+    const provider: ModelProvider = {
+      async *stream() {
+        yield { type: 'text-delta', delta: 'Once upon' };
+        yield { type: 'error', code: 'upstream_error', message: 'boom' };
+      },
+    };
+    const { outcome, events } = await run(provider, []);
+    expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'upstream_error' } });
+    expect(events.some((e) => e.type === 'assistant-message')).toBe(false);
   });
 
   it('treats a provider that throws as an error stop, never a crash', async () => {

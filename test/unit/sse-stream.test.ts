@@ -7,10 +7,10 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 describe('the SSE transport', () => {
-  it('frames each event with its name, an increasing id and JSON data', async () => {
+  it('frames each event with its name, its id and JSON data', async () => {
     const sse = createSseStream();
-    sse.send({ event: 'turn_start', data: {} });
-    sse.send({ event: 'text_delta', data: { delta: 'line\nbreak' } });
+    sse.send({ event: 'turn_start', data: {} }, '1');
+    sse.send({ event: 'text_delta', data: { delta: 'line\nbreak' } }, '2');
     sse.close();
     const text = await readText(sse.readable);
     expect(text).toBe('event: turn_start\nid: 1\ndata: {}\n\nevent: text_delta\nid: 2\ndata: {"delta":"line\\nbreak"}\n\n');
@@ -22,7 +22,7 @@ describe('the SSE transport', () => {
   it('writes each event as soon as it is sent, before the stream ends', async () => {
     const sse = createSseStream();
     const reader = sse.readable.getReader();
-    sse.send({ event: 'turn_start', data: {} });
+    sse.send({ event: 'turn_start', data: {} }, '1');
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toContain('event: turn_start');
     sse.close();
@@ -31,7 +31,7 @@ describe('the SSE transport', () => {
   it('sends a comment line as heartbeat while nothing else is sent', async () => {
     const sse = createSseStream({ heartbeatMs: 20 });
     const reader = sse.readable.getReader();
-    sse.send({ event: 'turn_start', data: {} });
+    sse.send({ event: 'turn_start', data: {} }, '1');
     await reader.read();
     const beat = await reader.read();
     expect(new TextDecoder().decode(beat.value)).toBe(': keep-alive\n\n');
@@ -42,7 +42,7 @@ describe('the SSE transport', () => {
     const sse = createSseStream({ heartbeatMs: 20 });
     await sse.readable.cancel();
     expect(() => {
-      sse.send({ event: 'text_delta', data: { delta: 'x' } });
+      sse.send({ event: 'text_delta', data: { delta: 'x' } }, '1');
       sse.close();
     }).not.toThrow();
   });

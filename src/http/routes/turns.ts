@@ -1,15 +1,19 @@
-/** `POST /sessions/:id/turns`: parse, check, hand to the session, return its stream or body. */
+/**
+ * `POST /sessions/:id/turns` (parse, check, hand to the session, return its stream or body), and the
+ * routes of one turn: its events (resume after a drop) and its cancel.
+ */
 import { turnRequestSchema, type ClientTool } from '../../api/turn-request';
+import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../../api/turn-routes';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
-import type { AuthedRequest } from '../auth';
 import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
+import type { AuthedRequest } from '../auth';
 import { jsonError } from '../error-response';
-import { readJsonBody } from '../read-json-body';
+import { readJsonBodyWithText } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 
-const SSE_HEADERS = {
+export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   // Proxies that buffer (nginx) would hold the stream back.
@@ -18,14 +22,41 @@ const SSE_HEADERS = {
 
 export async function postTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const body = await readJsonBody(request, turnRequestSchema);
+  const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
+  const { data: body, text } = await readJsonBodyWithText(request, turnRequestSchema);
   checkToolNames(body.tools ?? [], defaultTools.names());
   const model = pickModel(readConfig(env), body.model);
+  const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };
 
-  const result = await sessionStub(env, request.userId, sessionId).startTurn({ sessionId, request: body, model });
+  const result = await sessionStub(env, request.userId, sessionId).startTurn({ sessionId, request: body, model, idempotency });
   if (!result.ok) return jsonError(result.status, result.body);
-  if (result.kind === 'json') return Response.json(result.body);
+  const replayed: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
+  if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
+  return new Response(result.body, { headers: { ...SSE_HEADERS, ...replayed } });
+}
+
+/** `GET /sessions/:id/turns/:turnId/events`: what came after `Last-Event-ID` (or `?after=`), then live. */
+export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<Response> {
+  const sessionId = parseSessionId(request.params.id);
+  const turnId = parseTurnId(request.params.turnId);
+  const query = followQuerySchema.safeParse({ ...request.query });
+  if (!query.success) throw new ApiError(400, 'invalid_query', `The query is not valid: ${query.error.issues[0]?.message}.`);
+  const lastEventId = request.headers.get('last-event-id');
+  if (lastEventId !== null && !/^\d{1,9}$/.test(lastEventId)) {
+    throw new ApiError(400, 'invalid_last_event_id', 'Last-Event-ID must be the id of an event of this turn (a number).');
+  }
+  const after = lastEventId !== null ? Number(lastEventId) : query.data.after;
+  const result = await sessionStub(env, request.userId, sessionId).followTurn(turnId, after, query.data.stream);
+  if (!result.ok) return jsonError(result.status, result.body);
   return new Response(result.body, { headers: SSE_HEADERS });
+}
+
+/** `POST /sessions/:id/turns/:turnId/cancel`: answers once the turn has stopped. */
+export async function cancelTurn(request: AuthedRequest, env: Env): Promise<Response> {
+  const sessionId = parseSessionId(request.params.id);
+  const turnId = parseTurnId(request.params.turnId);
+  const result = await sessionStub(env, request.userId, sessionId).cancelTurn(turnId);
+  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body);
 }
 
 /** Seed 000: a tool name must be unique across the request's client tools and the agent's own. */
@@ -41,4 +72,22 @@ function checkToolNames(tools: ClientTool[], serverNames: string[]): void {
   throw new ApiError(400, 'tool_name_conflict', `Tool names must be unique across your tools and the agent's (${serverNames.join(', ')}): ${names.join(', ')}.`, {
     details: { names, serverTools: serverNames },
   });
+}
+
+function parseIdempotencyKey(raw: string | null): string | undefined {
+  if (raw === null) return undefined;
+  const parsed = idempotencyKeySchema.safeParse(raw);
+  if (!parsed.success) throw new ApiError(400, 'invalid_idempotency_key', 'An Idempotency-Key is 1 to 255 visible ASCII characters (a UUID is a good choice).');
+  return parsed.data;
+}
+
+function parseTurnId(raw: string | undefined): string {
+  const parsed = turnIdSchema.safeParse(raw);
+  if (!parsed.success) throw new ApiError(404, 'turn_not_found', 'No turn has this id.');
+  return parsed.data;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }

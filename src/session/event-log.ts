@@ -1,0 +1,58 @@
+/**
+ * A turn's events, numbered from 1 (the SSE `id:` of every wire format) and kept for resumable
+ * streams and idempotent replays. Events are buffered in memory and written packed, many to a row,
+ * when the buffer fills and when the turn ends; readers see storage and buffer together, so a
+ * follower never misses an event that was emitted.
+ */
+import type { AgentEvent } from '../agent/events';
+import { z } from '../lib/zod';
+import type { SessionStore } from './store';
+
+/** Read back leniently: the union is ours, written by this code; the check guards the frame. */
+const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }));
+
+export type LoggedEvent = { seq: number; event: AgentEvent };
+
+const FLUSH_EVENTS = 256;
+const FLUSH_CHARS = 256_000;
+
+/** How long a finished turn's events stay, and how many turns keep theirs. */
+export const EVENT_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const EVENT_LOG_MAX_TURNS = 64;
+
+export class TurnEventLog {
+  private buffer: LoggedEvent[] = [];
+  private bufferChars = 0;
+  private nextSeq = 1;
+
+  constructor(
+    private readonly store: SessionStore,
+    readonly turnId: string,
+  ) {}
+
+  append(event: AgentEvent): number {
+    const seq = this.nextSeq++;
+    this.buffer.push({ seq, event });
+    // A cheap size estimate: deltas dominate, and their text is most of their JSON.
+    this.bufferChars += 64 + ('delta' in event ? event.delta.length : 'content' in event ? JSON.stringify(event.content).length : 256);
+    if (this.buffer.length >= FLUSH_EVENTS || this.bufferChars >= FLUSH_CHARS || event.type === 'turn-stop') this.flush();
+    return seq;
+  }
+
+  flush(): void {
+    const first = this.buffer[0];
+    if (!first) return;
+    this.store.appendEvents(this.turnId, first.seq, JSON.stringify(this.buffer));
+    this.buffer = [];
+    this.bufferChars = 0;
+  }
+
+  /** Every event so far, stored and buffered, in order. */
+  read(): LoggedEvent[] {
+    return [...readStoredEvents(this.store, this.turnId), ...this.buffer];
+  }
+}
+
+export function readStoredEvents(store: SessionStore, turnId: string): LoggedEvent[] {
+  return store.readEvents(turnId).flatMap((batch) => batchSchema.parse(JSON.parse(batch)) as LoggedEvent[]);
+}

@@ -1,0 +1,50 @@
+/**
+ * Followers of a turn: each gets every event of the turn in order, from the first, and writes to
+ * its own client what comes after the point it starts from. The client that started the turn, a
+ * client resuming after a drop, and an idempotent retry are all followers; the turn does not know
+ * how many there are.
+ */
+import type { StreamMode } from '../api/turn-request';
+import { createSseStream } from '../http/sse-stream';
+import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
+import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
+import type { LoggedEvent } from './event-log';
+
+export type StartedTurn = { kind: 'sse'; body: ReadableStream<Uint8Array> } | { kind: 'json'; body: TurnJsonBody };
+
+export interface Follower {
+  deliver(entry: LoggedEvent): void;
+  close(): void;
+  /** What the request gets back: the stream at once, or the JSON body when the turn stops. */
+  result(): Promise<StartedTurn>;
+}
+
+export function createFollower(mode: StreamMode, after = 0): Follower {
+  return mode === 'none' ? jsonFollower() : sseFollower(mode, after);
+}
+
+function sseFollower(mode: 'delta' | 'message', after: number): Follower {
+  // Encoders see every event, so that any state they keep is right; only later ones are written.
+  const encoder = createTurnsSseEncoder(mode);
+  const sse = createSseStream();
+  return {
+    deliver({ seq, event }) {
+      const items = encoder.encode(event);
+      if (seq <= after) return;
+      for (const item of items) sse.send(item, String(seq));
+    },
+    close: () => sse.close(),
+    result: async () => ({ kind: 'sse', body: sse.readable }),
+  };
+}
+
+function jsonFollower(): Follower {
+  const encoder = createTurnsJsonEncoder();
+  let resolve: (body: TurnJsonBody) => void = () => {};
+  const body = new Promise<TurnJsonBody>((done) => (resolve = done));
+  return {
+    deliver: ({ event }) => encoder.encode(event).forEach(resolve),
+    close: () => {},
+    result: async () => ({ kind: 'json', body: await body }),
+  };
+}

@@ -157,7 +157,7 @@ describe('the agent loop', () => {
     expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
     const stored = events.filter((e) => e.type === 'assistant-message');
     expect(stored).toEqual([expect.objectContaining({ message: { role: 'assistant', content: 'Once upon' }, finishReason: 'cancelled' })]);
-    expect(events.find((e) => e.type === 'text-end')).toMatchObject({ text: 'Once upon', incomplete: true });
+    expect(events.find((e) => e.type === 'tool-input-end')).toMatchObject({ toolCallId: 'call_x', incomplete: true });
     expect(events.some((e) => e.type === 'tool-call' || e.type === 'tool-execution-start')).toBe(false);
   });
 

@@ -13,7 +13,8 @@ const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: 
 
 export type LoggedEvent = { seq: number; event: AgentEvent };
 
-const FLUSH_EVENTS = 256;
+/** At most this many events wait in memory; so a crash loses fewer than this many ids. */
+export const FLUSH_EVENTS = 256;
 const FLUSH_CHARS = 256_000;
 
 /** How long a finished turn's events stay, and how many turns keep theirs. */

@@ -18,7 +18,7 @@ import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { resolveModel } from '../providers/registry';
 import { defaultTools } from '../tools/default-tools';
-import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
+import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, type Follower, type StartedTurn } from './followers';
 import { SessionStore, type SessionSummary, type TurnRow } from './store';
 import { createTurnRecorder } from './turn-recorder';
@@ -226,7 +226,9 @@ export class SessionObject extends DurableObject<Env> {
       for (const call of this.store.runningCalls()) {
         this.store.appendToolResult(turn.turnId, { role: 'tool', toolCallId: call.toolCallId, content: INTERRUPTED_TEXT, isError: true });
       }
-      const lastSeq = readStoredEvents(this.store, turn.turnId).at(-1)?.seq ?? 0;
+      // Events still buffered died with the old instance, but clients may have seen their ids: the
+      // closing event takes an id above any of them, so that a client resuming still receives it.
+      const lastSeq = (readStoredEvents(this.store, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
       const stop: AgentEvent = {
         type: 'turn-stop',
         turnId: turn.turnId,

@@ -71,6 +71,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
   log.push({ ...body, authorization: request.headers.authorization ?? null });
+  // A request the Worker aborts (a cancel, a timeout) shows in the log as `closedEarly`.
+  response.on('close', () => {
+    if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
+  });
   const afterTool = body.messages.at(-1)?.role === 'tool';
   const [kind, ...rest] = body.model.split('/');
   const name = rest.join('/');

@@ -90,7 +90,7 @@ async function* readStream(
       try {
         next = await timeout.race(reader.read());
       } catch (cause) {
-        console.error('openai: stream broke', cause);
+        if (!timeout.signal.aborted || timeout.fired) console.error('openai: stream broke', cause);
         yield fail('upstream_cut', 'The model stream broke off before it finished.');
         return;
       }

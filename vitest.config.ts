@@ -12,7 +12,10 @@ export default defineConfig({
           OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
           OPENAI_API_KEY: 'test-key',
           MODELS: upstreamModels().join(','),
-          UPSTREAM_TIMEOUT_MS: '1500',
+          UPSTREAM_CONNECT_TIMEOUT_MS: '1500',
+          UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',
+          UPSTREAM_IDLE_TIMEOUT_MS: '1500',
+          UPSTREAM_MAX_RETRIES: '1',
           MAX_ITERATIONS: '3',
           // The suites fire many requests as the one local user; the limit has tests of its own.
           RATE_LIMIT_PER_MINUTE: '0',

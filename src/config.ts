@@ -6,6 +6,7 @@ import type { Env } from './env';
 import { ApiError } from './lib/errors';
 import { z } from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
+import type { UpstreamTimeouts } from './providers/upstream-timer';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
@@ -21,7 +22,10 @@ const configSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   SYSTEM_PROMPT: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   MAX_ITERATIONS: positiveInt(10, 1000),
-  UPSTREAM_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
+  UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(10_000, 600_000),
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: positiveInt(120_000, 3_600_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
+  UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
   RATE_LIMIT_PER_MINUTE: z.preprocess(
     (value) => (value === undefined || value === '' ? 120 : Number(value)),
@@ -35,7 +39,7 @@ export type Config = {
   openai: { baseUrl: string; apiKey?: string };
   systemPrompt: string;
   maxIterations: number;
-  upstreamTimeoutMs: number;
+  upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
   toolTimeoutMs: number;
   rateLimitPerMinute: number;
 };
@@ -60,7 +64,10 @@ export function readConfig(env: Env): Config {
     openai: { baseUrl: vars.OPENAI_BASE_URL },
     systemPrompt: vars.SYSTEM_PROMPT,
     maxIterations: vars.MAX_ITERATIONS,
-    upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
+    upstream: {
+      timeouts: { connectMs: vars.UPSTREAM_CONNECT_TIMEOUT_MS, firstByteMs: vars.UPSTREAM_FIRST_BYTE_TIMEOUT_MS, idleMs: vars.UPSTREAM_IDLE_TIMEOUT_MS },
+      maxRetries: vars.UPSTREAM_MAX_RETRIES,
+    },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
   };

@@ -13,6 +13,9 @@ export interface Env {
   OPENAI_API_KEY?: string;
   SYSTEM_PROMPT?: string;
   MAX_ITERATIONS?: string;
-  UPSTREAM_TIMEOUT_MS?: string;
+  UPSTREAM_CONNECT_TIMEOUT_MS?: string;
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string;
+  UPSTREAM_IDLE_TIMEOUT_MS?: string;
+  UPSTREAM_MAX_RETRIES?: string;
   TOOL_TIMEOUT_MS?: string;
 }

@@ -64,6 +64,8 @@ export type AgentEvent =
       input: Record<string, unknown>;
       incomplete?: true;
     }
+  /** A call that failed before any output, about to be sent again after `delayMs`. */
+  | { type: 'model-call-retry'; callId: string; attempt: number; delayMs: number; error: TurnError }
   | {
       type: 'model-call-end';
       callId: string;

@@ -8,6 +8,7 @@ import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../pr
 import type { Emit, FinishReason, TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
+import { retryDelay, sleep, type RetryPolicy } from './retry-policy';
 
 export type AssembledToolCall = {
   toolCallId: string;
@@ -41,6 +42,7 @@ export type ModelCallOptions = {
    * a reused id would pair a result with the wrong call, so it is replaced by a fresh one.
    */
   usedToolCallIds: Set<string>;
+  retry: RetryPolicy;
 };
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
@@ -61,19 +63,35 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   let error: TurnError | undefined;
   let usage = emptyUsage();
 
-  try {
-    for await (const part of handle.provider.stream(request)) {
-      if (part.type === 'error') {
-        error = { code: part.code, message: part.message };
-        break;
+  for (let attempt = 0; ; attempt++) {
+    let output = false;
+    let failure: Extract<ModelStreamPart, { type: 'error' }> | undefined;
+    try {
+      for await (const part of handle.provider.stream(request)) {
+        if (part.type === 'error') {
+          failure = part;
+          break;
+        }
+        if (part.type === 'finish') finishReason = part.reason;
+        else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+        else {
+          output = true;
+          assembler.push(part);
+        }
       }
-      if (part.type === 'finish') finishReason = part.reason;
-      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
-      else assembler.push(part);
+    } catch (cause) {
+      // Providers promise not to throw; a bug that does still ends the call as an error, not a crash.
+      failure = { type: 'error', code: 'internal_error', message: cause instanceof Error ? cause.message : String(cause) };
     }
-  } catch (cause) {
-    // Providers promise not to throw; a bug that does still ends the call as an error, not a crash.
-    error = { code: 'internal_error', message: cause instanceof Error ? cause.message : String(cause) };
+    if (!failure) break;
+    error = { code: failure.code, message: failure.message };
+    // Sent again only while nothing of this call reached the client.
+    const delayMs = !output && failure.retryable && !options.signal.aborted ? retryDelay(options.retry, attempt, failure.retryAfterMs) : undefined;
+    if (delayMs === undefined) break;
+    emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs, error });
+    await sleep(delayMs, options.signal);
+    error = undefined;
+    usage = emptyUsage();
   }
   if (options.signal.aborted) error = { code: 'cancelled', message: 'The turn was cancelled.' };
   else if (!error && !finishReason) error = { code: 'upstream_cut', message: 'The model stream ended before it finished.' };

@@ -12,6 +12,7 @@ import type { ToolContext } from '../tools/types';
 import type { AgentEvent, Emit, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall } from './model-call';
+import type { RetryPolicy } from './retry-policy';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import { addUsage, emptyUsage, type Usage } from './usage';
 
@@ -37,6 +38,7 @@ export type TurnDeps = {
   systemPrompt: string;
   maxIterations: number;
   toolTimeoutMs: number;
+  retry: RetryPolicy;
   newId: (prefix: string) => string;
   now: () => number;
 };
@@ -152,6 +154,7 @@ class Turn {
       now: this.deps.now,
       step,
       usedToolCallIds: this.usedToolCallIds,
+      retry: this.deps.retry,
     });
     this.usage = addUsage(this.usage, result.usage);
     if (!result.ok) {

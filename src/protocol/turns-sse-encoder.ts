@@ -47,6 +47,7 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
         case 'step-start':
         case 'step-end':
         case 'model-call-start':
+        case 'model-call-retry':
         case 'model-call-end':
         case 'text-start':
         case 'thinking-start':

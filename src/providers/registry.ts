@@ -18,7 +18,7 @@ export function resolveModel(id: string, config: Config): ModelHandle {
       return {
         id,
         model,
-        provider: createOpenAIProvider({ ...config.openai, timeoutMs: config.upstreamTimeoutMs }),
+        provider: createOpenAIProvider({ ...config.openai, timeouts: config.upstream.timeouts }),
       };
     default:
       throw new ApiError(500, 'configuration_error', `The provider "${provider}" of model "${id}" is not one of: ${PROVIDERS.join(', ')}.`);

@@ -33,7 +33,11 @@ export type ModelStreamPart =
   | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'usage'; usage: Partial<Usage> }
   | { type: 'finish'; reason: FinishReason }
-  | { type: 'error'; code: string; message: string };
+  /**
+   * `retryable`: the same request may succeed if sent again (a 429, a 5xx, a network fault, a
+   * timeout); `retryAfterMs`: how long the server asked us to wait.
+   */
+  | { type: 'error'; code: string; message: string; retryable?: boolean; retryAfterMs?: number };
 
 export interface ModelProvider {
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;

@@ -7,6 +7,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { AgentEvent } from '../agent/events';
+import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
 import { runTurn } from '../agent/run-turn';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
@@ -103,6 +104,7 @@ export class SessionObject extends DurableObject<Env> {
           systemPrompt: config.systemPrompt,
           maxIterations: config.maxIterations,
           toolTimeoutMs: config.toolTimeoutMs,
+          retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
           newId,
           now: Date.now,
         },

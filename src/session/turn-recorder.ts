@@ -40,6 +40,7 @@ export function createTurnRecorder(store: SessionStore, turnId: string): (event:
       case 'step-start':
       case 'step-end':
       case 'model-call-start':
+      case 'model-call-retry':
       case 'model-call-end':
       case 'text-start':
       case 'text-delta':

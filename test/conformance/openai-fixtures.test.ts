@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { callModel } from '../../src/agent/model-call';
+import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import type { AgentEvent } from '../../src/agent/events';
 import { createOpenAIProvider, buildRequestBody } from '../../src/providers/openai/openai-provider';
 import type { ModelStreamPart } from '../../src/providers/types';
@@ -27,7 +28,7 @@ function serve(body: string | ReadableStream<Uint8Array>, status = 200): typeof 
 }
 
 async function replay(body: string | ReadableStream<Uint8Array>, status = 200) {
-  const provider = createOpenAIProvider({ baseUrl: 'http://upstream.test/v1', timeoutMs: 1000, fetch: serve(body, status) });
+  const provider = createOpenAIProvider({ baseUrl: 'http://upstream.test/v1', timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 }, fetch: serve(body, status) });
   const events: AgentEvent[] = [];
   let ids = 0;
   const result = await callModel({
@@ -41,6 +42,7 @@ async function replay(body: string | ReadableStream<Uint8Array>, status = 200) {
     now: () => 0,
     step: 1,
     usedToolCallIds: new Set(),
+    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
   });
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
   const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');
@@ -185,7 +187,7 @@ describe('openai adapter x recorded streams', () => {
   it('an unreachable server is an error, not an exception', async () => {
     const provider = createOpenAIProvider({
       baseUrl: 'http://upstream.test/v1',
-      timeoutMs: 1000,
+      timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
       fetch: async () => {
         throw new TypeError('connection refused');
       },

@@ -1,4 +1,5 @@
 /** Calls the real Worker (in workerd, with its real Durable Objects) and parses what comes back. */
+import { expect } from 'vitest';
 import { exports } from 'cloudflare:workers';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 
@@ -106,4 +107,11 @@ export function checkHistoryInvariants(messages: any[], pendingIds: string[] = [
       answered.add(id);
     }
   }
+}
+
+/** A `stream: "none"` turn's JSON body. */
+export async function jsonTurn(sessionId: string, body: Record<string, unknown>): Promise<any> {
+  const response = await postTurn(sessionId, body);
+  expect(response.status).toBe(200);
+  return response.json();
 }

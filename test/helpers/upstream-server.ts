@@ -5,7 +5,8 @@
  *   replay/<dir>/<file>  the recording (or, after a tool result, the plain text recording)
  *   cut/<dir>/<file>     the first half of the recording, then the connection is destroyed
  *   status/<code>        an HTTP error with a JSON error body
- *   hang                 never answers; stall: answers one chunk, then nothing
+ *   hang                 never answers; silent: sends headers, then nothing; stall: one chunk, then nothing
+ *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/slow          streams ten text chunks 150 ms apart
  * Every request body is kept; `GET /__log` returns them, for tests of what the Worker sent.
@@ -27,7 +28,7 @@ export function fixtureNames(): string[] {
     );
 }
 
-export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'stall', 'script/calc', 'script/slow'];
+export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'silent', 'stall', 'flaky/1', 'flaky/3', 'script/calc', 'script/slow'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -43,8 +44,9 @@ type ChatBody = { model: string; messages: { role: string; content: unknown }[] 
 
 export function startUpstream(): Promise<{ server: Server; url: string }> {
   const log: unknown[] = [];
+  const failures = new Map<string, number>();
   const server = createServer((request, response) => {
-    handle(request, response, log).catch((error) => {
+    handle(request, response, log, failures).catch((error) => {
       console.error('upstream stand-in failed', error);
       response.destroy();
     });
@@ -58,7 +60,7 @@ export function startUpstream(): Promise<{ server: Server; url: string }> {
   });
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[]): Promise<void> {
+async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[], failures: Map<string, number>): Promise<void> {
   if (request.method === 'GET' && request.url === '/__log') {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
     return;
@@ -95,6 +97,20 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
       return;
     case 'hang':
       return; // never answers; the Worker's timeout must end the turn
+    case 'silent':
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      return;
+    case 'flaky': {
+      const conversation = JSON.stringify(body.messages);
+      const failed = failures.get(conversation) ?? 0;
+      if (failed < Number(name)) {
+        failures.set(conversation, failed + 1);
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"error":{"message":"overloaded"}}');
+        return;
+      }
+      return sendSse(response, readFixture('openai/gpt-4o-text-usage'));
+    }
     case 'stall':
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(chunk({ content: 'I begin' }));

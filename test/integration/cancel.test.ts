@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
-import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, session, turn, user } from '../helpers/api';
+import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, postTurn, session, turn, user } from '../helpers/api';
 
 const cancel = (sessionId: string, turnId: string) => fetchWorker(`/sessions/${sessionId}/turns/${turnId}/cancel`, { method: 'POST' });
 
@@ -47,7 +47,7 @@ describe('cancel', () => {
 
   it('answers 409 turn_not_running for a turn that ended, 404 for one that does not exist', async () => {
     const id = newSessionId('cancel-done');
-    const { body } = (await turn(id, { messages: [user('hi')] })) as { body: { turnId: string } };
+    const body = await jsonTurn(id, { messages: [user('hi')] });
     const done = await cancel(id, body.turnId);
     expect(done.status).toBe(409);
     expect(((await done.json()) as any).error).toMatchObject({ code: 'turn_not_running', details: { status: 'finished' } });

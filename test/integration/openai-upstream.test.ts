@@ -108,6 +108,8 @@ describe('openai provider through the Worker', () => {
     ['a stream cut mid-way', 'openai:cut/openai/gpt-4o-single-tool-call-usage', 'upstream_cut'],
     ['a cut during reasoning', 'openai:cut/deepseek/deepseek-reasoner-reasoning-content-usage', 'upstream_cut'],
     ['a server that never answers', 'openai:hang', 'upstream_timeout'],
+    ['a server that never starts its stream', 'openai:silent', 'upstream_timeout'],
+    ['a server that keeps failing', 'openai:flaky/3', 'upstream_error'],
     ['a server that stops sending', 'openai:stall', 'upstream_timeout'],
   ])('ends the turn with error on %s, and leaves the session consistent', async (_label, model, code) => {
     const id = newSessionId('oa-fail');
@@ -119,4 +121,26 @@ describe('openai provider through the Worker', () => {
     const next = await sse(id, { messages: [user('again')] });
     expect(next.stop.stopReason).toBe('end_turn');
   });
+
+  it('retries a fault that came before any output, and succeeds', async () => {
+    const id = newSessionId('oa-flaky');
+    const { of, stop, events } = await sse(id, { messages: [user(`flaky ${id}`)], model: 'openai:flaky/1' });
+    expect(stop.stopReason).toBe('end_turn');
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('Olá!');
+    expect(events.filter((e) => e.event === 'text_delta').length).toBe(2); // the failed attempt showed nothing
+    expect(await sentWith(id)).toHaveLength(2);
+  });
+
+  it.each([
+    ['a stream cut after output', 'openai:cut/openai/gpt-4o-text-usage', 1],
+    ['a stall after output', 'openai:stall', 1],
+    ['a fault that keeps coming (one retry allowed)', 'openai:flaky/3', 2],
+    ['a timeout before any output (one retry allowed)', 'openai:silent', 2],
+  ])('sends %s the number of times the policy allows', async (_label, model, requests) => {
+    const id = newSessionId('oa-count');
+    const { stop } = await sse(id, { messages: [user(`count ${id}`)], model });
+    expect(stop.stopReason).toBe('error');
+    expect((await sentWith(id)).filter((body) => !body.closedEarly)).toHaveLength(requests);
+  });
 });
+

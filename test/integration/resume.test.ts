@@ -6,7 +6,7 @@
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
-import { fetchWorker, newSessionId, postTurn, readSse, turn, user, waitIdle, type WireEvent } from '../helpers/api';
+import { fetchWorker, jsonTurn, newSessionId, postTurn, readSse, turn, user, waitIdle, type WireEvent } from '../helpers/api';
 
 /** Reads `count` events from an SSE response, then drops the connection. */
 async function readSome(response: Response, count: number): Promise<WireEvent[]> {
@@ -79,7 +79,7 @@ describe('resumable streams', () => {
     const unknown = await events(id, 'turn_000000000000000000000000');
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as any).error.code).toBe('turn_not_found');
-    const { body } = (await turn(id, { messages: [user('hi')] })) as { body: { turnId: string } };
+    const body = await jsonTurn(id, { messages: [user('hi')] });
     const badHeader = await events(id, body.turnId, '', { 'last-event-id': 'abc' });
     expect(badHeader.status).toBe(400);
     await badHeader.arrayBuffer();

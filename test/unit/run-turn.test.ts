@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
+import { DEFAULT_RETRY_POLICY, retryDelay } from '../../src/agent/retry-policy';
 import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn';
 import { z } from '../../src/lib/zod';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
@@ -48,6 +49,7 @@ async function run(provider: ModelProvider, tools: ServerTool<any>[], options: {
     systemPrompt: 'sys',
     maxIterations: 5,
     toolTimeoutMs: 500,
+    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2, baseDelayMs: 1 },
     newId: (prefix) => `${prefix}_${++ids}`,
     now: () => 0,
   };
@@ -235,5 +237,44 @@ describe('tool call ids', () => {
     expect(ids[0]).toBe('call_0');
     const sent = provider.requests[2]!.messages;
     expect(sent.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(ids);
+  });
+});
+
+describe('retries of a failed model call', () => {
+  const fail = (retryable: boolean): ModelStreamPart[] => [{ type: 'error', code: 'upstream_error', message: 'HTTP 503', retryable }];
+
+  it('sends the call again after a retryable fault that came before any output', async () => {
+    const provider = scripted((_r, call) => (call <= 2 ? fail(true) : text('finally')));
+    const { outcome, events } = await run(provider, []);
+    expect(outcome.stopReason).toBe('end_turn');
+    expect(provider.requests).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'model-call-retry').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
+  });
+
+  it('gives up after maxRetries with the last error', async () => {
+    const provider = scripted(() => fail(true));
+    const { outcome } = await run(provider, []);
+    expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'upstream_error' } });
+    expect(provider.requests).toHaveLength(3);
+  });
+
+  it('never retries a fault that is not retryable, or one after output reached the client', async () => {
+    const permanent = scripted(() => fail(false));
+    expect((await run(permanent, [])).outcome.stopReason).toBe('error');
+    expect(permanent.requests).toHaveLength(1);
+    const late = scripted(() => [{ type: 'text-delta', delta: 'Hel' }, ...fail(true)]);
+    expect((await run(late, [])).outcome.stopReason).toBe('error');
+    expect(late.requests).toHaveLength(1);
+  });
+
+  it('waits with exponential, jittered backoff, or as Retry-After says within a bound', () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, random: () => 0.5 };
+    expect([0, 1, 2].map((attempt) => retryDelay(policy, attempt, undefined))).toEqual([250, 500, 1000]);
+    expect(retryDelay({ ...policy, random: () => 0 }, 1, undefined)).toBe(250);
+    expect(retryDelay({ ...policy, random: () => 0.999 }, 1, undefined)).toBe(750);
+    expect(retryDelay(policy, 10, undefined)).toBeUndefined();
+    expect(retryDelay({ ...policy, maxRetries: 20 }, 10, undefined)).toBe(8000);
+    expect(retryDelay(policy, 0, 3000)).toBe(3000);
+    expect(retryDelay(policy, 0, 60_000)).toBeUndefined();
   });
 });

@@ -8,6 +8,8 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { Usage } from '../../agent/usage';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
+import { httpErrorPart, type ErrorPart } from '../upstream-errors';
+import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
 import { mapFinishReason } from './map-finish-reason';
@@ -15,8 +17,7 @@ import { mapFinishReason } from './map-finish-reason';
 export type OpenAIProviderOptions = {
   baseUrl: string;
   apiKey?: string;
-  /** Longest wait for the response headers, and for each next chunk of the stream. */
-  timeoutMs: number;
+  timeouts: UpstreamTimeouts;
   fetch?: typeof fetch;
 };
 
@@ -36,12 +37,11 @@ export function buildRequestBody(request: ModelRequest) {
 }
 
 async function* streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart> {
-  const timeout = new IdleTimeout(options.timeoutMs, request.signal);
-  const signal = timeout.signal;
-  const fail = (code: string, message: string): ModelStreamPart => {
+  const timer = new UpstreamTimer(options.timeouts, request.signal);
+  const fail = (code: string, message: string, retryable: boolean): ErrorPart => {
     if (request.signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
-    if (timeout.fired) return { type: 'error', code: 'upstream_timeout', message: `The model server did not answer within ${options.timeoutMs} ms.` };
-    return { type: 'error', code, message };
+    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
+    return { type: 'error', code, message, retryable };
   };
 
   try {
@@ -55,30 +55,28 @@ async function* streamChat(request: ModelRequest, options: OpenAIProviderOptions
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
         body: JSON.stringify(buildRequestBody(request)),
-        signal,
+        signal: timer.signal,
       });
     } catch (cause) {
-      console.error('openai: request failed', cause);
-      yield fail('upstream_unreachable', 'The model server could not be reached.');
+      if (!timer.signal.aborted) console.error('openai: request failed', cause);
+      yield fail('upstream_unreachable', 'The model server could not be reached.', true);
       return;
     }
     if (!response.ok || !response.body) {
-      const detail = await response.text().catch(() => '');
-      console.error('openai: upstream answered', response.status, detail.slice(0, 2000));
-      yield fail('upstream_error', `The model server answered HTTP ${response.status}.`);
+      yield await httpErrorPart(response, 'openai');
       return;
     }
-    timeout.reset();
-    yield* readStream(response.body, timeout, fail);
+    timer.enter('first-byte');
+    yield* readStream(response.body, timer, fail);
   } finally {
-    timeout.clear();
+    timer.clear();
   }
 }
 
 async function* readStream(
   body: ReadableStream<Uint8Array>,
-  timeout: IdleTimeout,
-  fail: (code: string, message: string) => ModelStreamPart,
+  timer: UpstreamTimer,
+  fail: (code: string, message: string, retryable: boolean) => ErrorPart,
 ): AsyncGenerator<ModelStreamPart> {
   const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   const reader = events.getReader();
@@ -88,17 +86,17 @@ async function* readStream(
     for (;;) {
       let next: ReadableStreamReadResult<{ event?: string; data: string }>;
       try {
-        next = await timeout.race(reader.read());
+        next = await timer.race(reader.read());
       } catch (cause) {
-        if (!timeout.signal.aborted || timeout.fired) console.error('openai: stream broke', cause);
-        yield fail('upstream_cut', 'The model stream broke off before it finished.');
+        if (!timer.signal.aborted) console.error('openai: stream broke', cause);
+        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
         return;
       }
       if (next.done) {
-        yield fail('upstream_cut', 'The model stream ended before [DONE].');
+        yield fail('upstream_cut', 'The model stream ended before [DONE].', true);
         return;
       }
-      timeout.reset();
+      timer.enter('idle');
       const { event, data } = next.value;
       if (event === 'error') {
         yield upstreamError(data);
@@ -113,13 +111,13 @@ async function* readStream(
         json = JSON.parse(data);
       } catch {
         console.error('openai: chunk is not JSON', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.');
+        yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
         return;
       }
       const parsed = chatChunkSchema.safeParse(json);
       if (!parsed.success) {
         console.error('openai: unexpected chunk', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.');
+        yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
         return;
       }
       const chunk = parsed.data;
@@ -127,7 +125,7 @@ async function* readStream(
         // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
         console.error('openai: error in chunk', chunk.error);
         if (!finish) {
-          yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`);
+          yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
           return;
         }
       }
@@ -158,7 +156,7 @@ async function* readStream(
   }
 }
 
-function upstreamError(data: string): ModelStreamPart {
+function upstreamError(data: string): ErrorPart {
   console.error('openai: error event', data.slice(0, 2000));
   let message = 'unknown';
   try {
@@ -178,49 +176,4 @@ function mapUsage(usage: ChatUsage): Partial<Usage> {
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   if (reasoning != null) mapped.reasoningTokens = reasoning;
   return mapped;
-}
-
-/**
- * Aborts when nothing has happened for `ms` (`reset()` on every sign of life), or when the turn's
- * own signal aborts; `fired` tells the two apart.
- */
-class IdleTimeout {
-  private readonly controller = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  fired = false;
-
-  constructor(
-    private readonly ms: number,
-    parent: AbortSignal,
-  ) {
-    if (parent.aborted) this.controller.abort(parent.reason);
-    else parent.addEventListener('abort', () => this.controller.abort(parent.reason), { once: true });
-    this.reset();
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  reset(): void {
-    clearTimeout(this.timer ?? null);
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new Error('idle timeout'));
-    }, this.ms);
-  }
-
-  /** A read that rejects on abort, even if the body ignores it. */
-  race<T>(promise: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(new Error('aborted'));
-      if (this.controller.signal.aborted) return onAbort();
-      this.controller.signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(resolve, reject).finally(() => this.controller.signal.removeEventListener('abort', onAbort));
-    });
-  }
-
-  clear(): void {
-    clearTimeout(this.timer ?? null);
-  }
 }

@@ -1,0 +1,35 @@
+/**
+ * Upstream failures as stream parts. What may be retried follows from the status (408, 409, 429,
+ * 5xx) or the kind (unreachable, timed out, cut); whether it is retried is the loop's decision, which
+ * also knows whether any output already reached the client.
+ */
+import type { ModelStreamPart } from './types';
+
+export type ErrorPart = Extract<ModelStreamPart, { type: 'error' }>;
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** `Retry-After` in seconds or as an HTTP date, in milliseconds from `now`; undefined if absent or bad. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export async function httpErrorPart(response: Response, provider: string): Promise<ErrorPart> {
+  const detail = await response.text().catch(() => '');
+  // The upstream's own words go to the log; the client reads the status.
+  console.error(`${provider}: upstream answered`, response.status, detail.slice(0, 2000));
+  const part: ErrorPart = {
+    type: 'error',
+    code: 'upstream_error',
+    message: `The model server answered HTTP ${response.status}.`,
+    retryable: isRetryableStatus(response.status),
+  };
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+  if (retryAfterMs !== undefined) part.retryAfterMs = retryAfterMs;
+  return part;
+}

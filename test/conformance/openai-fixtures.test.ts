@@ -194,7 +194,7 @@ describe('openai adapter x recorded streams', () => {
     });
     const parts: ModelStreamPart[] = [];
     for await (const part of provider.stream({ model: 'm', system: '', messages: [], tools: [], signal: new AbortController().signal })) parts.push(part);
-    expect(parts).toEqual([{ type: 'error', code: 'upstream_unreachable', message: 'The model server could not be reached.' }]);
+    expect(parts).toEqual([{ type: 'error', code: 'upstream_unreachable', message: 'The model server could not be reached.', retryable: true }]);
   });
 });
 

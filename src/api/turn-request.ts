@@ -1,6 +1,7 @@
 /** The body of `POST /sessions/{id}/turns` (seed 000, CONTRACT section 1). Strict: unknown fields are a 400. */
 import { z } from '../lib/zod';
 import { systemMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
+import { LIMITS } from './limits';
 
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
   message: 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".',
@@ -13,11 +14,14 @@ export const toolNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, {
 
 export const clientToolSchema = z.strictObject({
   name: toolNameSchema,
-  description: z.string().max(4096).optional(),
+  description: z.string().max(LIMITS.toolDescriptionChars).optional(),
   parameters: z
     .record(z.string(), z.unknown())
     .refine((schema) => schema.type === undefined || schema.type === 'object', {
       message: 'Tool parameters must be a JSON Schema of type "object".',
+    })
+    .refine((schema) => JSON.stringify(schema).length <= LIMITS.toolSchemaBytes, {
+      message: `A tool's parameters schema is at most ${LIMITS.toolSchemaBytes} bytes of JSON.`,
     })
     .optional(),
 });
@@ -46,8 +50,8 @@ export const inputMessageSchema = z.discriminatedUnion('role', [
 export const streamModeSchema = z.enum(['delta', 'message', 'none']);
 
 export const turnRequestSchema = z.strictObject({
-  messages: z.array(inputMessageSchema).min(1).max(256),
-  tools: z.array(clientToolSchema).max(128).optional(),
+  messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
+  tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
   stream: streamModeSchema.default('none'),
   model: z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'Models are written "provider:model".' }).optional(),
 });

@@ -3,10 +3,11 @@
  * while reading, not trusted from Content-Length), valid JSON (400), the schema's shape (400 with the
  * issues listed). A cast is not a check.
  */
+import { LIMITS } from '../api/limits';
 import { ApiError } from '../lib/errors';
 import type { z } from '../lib/zod';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = LIMITS.bodyBytes;
 
 export async function readJsonBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
   return (await readJsonBodyWithText(request, schema)).data;

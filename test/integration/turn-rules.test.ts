@@ -42,6 +42,13 @@ describe('rejected requests change nothing', () => {
     ['tool parameters that are not an object schema', { messages: [user('hi')], tools: [{ name: 't', parameters: { type: 'string' } }] }],
     ['a permission without granted', { messages: [{ role: 'tool_permission', toolCallId: 'call_demo_1_0' }] }],
     ['a model that is not provider:model', { messages: [user('hi')], model: 'gpt-4o' }],
+    ['more than 256 messages', { messages: Array.from({ length: 257 }, () => user('hi')) }],
+    ['more than 128 tools', { messages: [user('hi')], tools: Array.from({ length: 129 }, (_, i) => ({ name: `t${i}` })) }],
+    ['a text over 200,000 characters', { messages: [user('x'.repeat(200_001))] }],
+    [
+      'a tool schema over 16 KiB',
+      { messages: [user('hi')], tools: [{ name: 'big', parameters: { type: 'object', description: 'x'.repeat(17_000) } }] },
+    ],
   ])('400 invalid_request for %s', async (_label, body) => {
     const id = await pendingSession();
     const before = await snapshot(id);

@@ -3,11 +3,8 @@
  * session stores. Read back from SQLite through the same schemas.
  */
 import { z } from '../lib/zod';
-import { LIMITS } from './limits';
 
-const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
-
-export const textBlockSchema = z.strictObject({ type: z.literal('text'), text });
+export const textBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 
 /** An image as base64 data with its media type, or by URL (for providers that take images). */
 export const imageBlockSchema = z.union([
@@ -30,8 +27,8 @@ export const toolUseBlockSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()),
 });
 
-export const userContentSchema = z.union([text, z.array(z.union([textBlockSchema, imageBlockSchema])).min(1)]);
-export const systemContentSchema = z.union([text, z.array(textBlockSchema).min(1)]);
+export const userContentSchema = z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema])).min(1)]);
+export const systemContentSchema = z.union([z.string(), z.array(textBlockSchema).min(1)]);
 export const toolResultContentSchema = z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema]))]);
 export const assistantBlockSchema = z.discriminatedUnion('type', [thinkingBlockSchema, textBlockSchema, toolUseBlockSchema]);
 export const assistantContentSchema = z.union([z.string(), z.array(assistantBlockSchema)]);

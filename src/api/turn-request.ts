@@ -1,7 +1,17 @@
 /** The body of `POST /sessions/{id}/turns` (seed 000, CONTRACT section 1). Strict: unknown fields are a 400. */
 import { z } from '../lib/zod';
-import { systemMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
+import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';
+
+// What a request may bring is bounded; what the history holds is not (a model's answer, a tool's
+// result can be longer), so the stored shapes of `content.ts` carry no limits.
+const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
+const textBlock = z.strictObject({ type: z.literal('text'), text });
+const userMessageSchema = z.strictObject({
+  role: z.literal('user'),
+  content: z.union([text, z.array(z.union([textBlock, imageBlockSchema])).min(1)]),
+});
+const systemMessageSchema = z.strictObject({ role: z.literal('system'), content: z.union([text, z.array(textBlock).min(1)]) });
 
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
   message: 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".',

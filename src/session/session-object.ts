@@ -58,8 +58,11 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new SessionStore(ctx.storage);
-    // A fresh instance has no turn in memory: any turn storage calls running was cut short.
-    void ctx.blockConcurrencyWhile(async () => this.closeInterruptedTurns());
+    void ctx.blockConcurrencyWhile(async () => {
+      this.store.migrate();
+      // A fresh instance has no turn in memory: any turn storage calls running was cut short.
+      this.closeInterruptedTurns();
+    });
   }
 
   async startTurn(args: StartTurnArgs): Promise<Result<TurnStarted>> {

@@ -71,23 +71,39 @@ export class SessionStore implements NotesStore {
 
   /** A session exists once its first turn was accepted. Reads never create tables. */
   exists(): boolean {
-    const tables = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray();
-    return tables.length > 0 && this.meta('created_at') !== undefined;
+    return this.hasTables() && this.meta('created_at') !== undefined;
+  }
+
+  private hasTables(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+  }
+
+  private runMigrations(): void {
+    const version = Number(this.meta('schema_version') ?? 0);
+    for (const [index, statements] of MIGRATIONS.entries()) {
+      if (index < version) continue;
+      for (const statement of statements) {
+        if (index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
+        this.sql.exec(statement);
+      }
+    }
+    if (version !== MIGRATIONS.length) this.setMeta('schema_version', String(MIGRATIONS.length));
+  }
+
+  /**
+   * Brings an existing session's tables to the current schema. Runs when the object wakes, before
+   * any read, so that code never meets an older schema (a session stored by an earlier deploy).
+   */
+  migrate(): void {
+    if (!this.hasTables()) return;
+    this.storage.transactionSync(() => this.runMigrations());
   }
 
   /** Creates the tables and the session's first row if needed; runs pending migrations. */
   ensureCreated(sessionId: string): void {
     this.storage.transactionSync(() => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-      const version = Number(this.meta('schema_version') ?? 0);
-      for (const [index, statements] of MIGRATIONS.entries()) {
-        if (index < version) continue;
-        for (const statement of statements) {
-          if (index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
-          this.sql.exec(statement);
-        }
-      }
-      this.setMeta('schema_version', String(MIGRATIONS.length));
+      this.runMigrations();
       if (this.meta('created_at') === undefined) {
         const now = String(this.now());
         this.setMeta('session_id', sessionId);

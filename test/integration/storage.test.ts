@@ -75,3 +75,26 @@ describe('storage', () => {
     expect(kept).toBe(2);
   });
 });
+
+describe('migrations', () => {
+  it('brings a session stored under the first schema up to date when it wakes, history intact', async () => {
+    const id = newSessionId('old-schema');
+    const { MIGRATIONS } = await import('../../src/session/migrations');
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      // What the first deploy wrote: schema 1, one exchange, a turn that ended.
+      const sql = state.storage.sql;
+      for (const statement of MIGRATIONS[0]!) sql.exec(statement);
+      for (const [key, value] of [['schema_version', '1'], ['session_id', id], ['created_at', '1'], ['updated_at', '1'], ['next_seq', '3']]) {
+        sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, value);
+      }
+      sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (1, 't', 'user', '{"role":"user","content":"old"}', 1)`);
+      sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (2, 't', 'assistant', '{"role":"assistant","content":"reply"}', 1)`);
+      sql.exec(`INSERT INTO turns (turn_id, status, model, started_at, ended_at, stop_reason) VALUES ('t', 'finished', 'demo:demo', 1, 1, 'end_turn')`);
+    });
+    const { abortAllDurableObjects } = await import('cloudflare:test');
+    await abortAllDurableObjects();
+    const next = await turn(id, { messages: [user('new')] });
+    expect(next.status).toBe(200);
+    expect((await history(id)).map((m) => m.content).slice(0, 3)).toEqual(['old', 'reply', 'new']);
+  });
+});

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// A bounded load run on loopback: starts `wrangler dev` (demo model, no rate limit), runs SESSIONS
+// sessions at once, TURNS turns each (every turn runs the calculator tool), then counts every stored
+// message. Prints p50/p99 latency; exits non-zero on any 5xx, lost or duplicated message.
+// Usage: npm run load [-- --sessions 200 --turns 5]
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((pair) => pair.trim().split(/\s+/)));
+const SESSIONS = Number(args.sessions ?? 200);
+const TURNS = Number(args.turns ?? 5);
+const DEADLINE_MS = 60_000;
+const started = Date.now();
+
+const port = await new Promise((resolve) => {
+  const server = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
+const base = `http://127.0.0.1:${port}`;
+const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', 'RATE_LIMIT_PER_MINUTE:0'], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  detached: true,
+});
+const stop = () => {
+  try {
+    process.kill(-dev.pid, 'SIGTERM');
+  } catch {}
+};
+process.on('exit', stop);
+const deadline = setTimeout(() => {
+  console.error(`load: stopped at the ${DEADLINE_MS / 1000} s bound`);
+  process.exit(3);
+}, DEADLINE_MS);
+
+for (;;) {
+  try {
+    if ((await fetch(`${base}/healthz`)).ok) break;
+  } catch {}
+  if (Date.now() - started > 30_000) throw new Error('wrangler dev did not start');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+const run = `load-${Date.now().toString(36)}`;
+const latencies = [];
+const statuses = new Map();
+const count = (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+
+async function session(index) {
+  const id = `${run}-${index}`;
+  for (let turn = 0; turn < TURNS; turn++) {
+    const t0 = performance.now();
+    const response = await fetch(`${base}/sessions/${id}/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: `calculate ${index}*${turn}` }] }),
+    });
+    await response.arrayBuffer();
+    latencies.push(performance.now() - t0);
+    count(response.status);
+  }
+}
+
+const loadStart = performance.now();
+await Promise.all(Array.from({ length: SESSIONS }, (_, index) => session(index)));
+const seconds = (performance.now() - loadStart) / 1000;
+
+// Every session must hold exactly its turns: user, assistant (tool call), tool, assistant; in order.
+let lost = 0;
+let duplicated = 0;
+await Promise.all(
+  Array.from({ length: SESSIONS }, async (_, index) => {
+    const { messages } = await (await fetch(`${base}/sessions/${run}-${index}/messages?limit=500`)).json();
+    const prompts = messages.filter((m) => m.role === 'user').map((m) => m.content);
+    const expected = Array.from({ length: TURNS }, (_, turn) => `calculate ${index}*${turn}`);
+    lost += expected.filter((p) => !prompts.includes(p)).length;
+    duplicated += prompts.length - new Set(prompts).size;
+    if (messages.length !== TURNS * 4) lost += Math.max(0, TURNS * 4 - messages.length);
+  }),
+);
+clearTimeout(deadline);
+
+latencies.sort((a, b) => a - b);
+const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
+const errors5xx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
+console.log(`load: ${SESSIONS} sessions x ${TURNS} turns = ${latencies.length} turns in ${seconds.toFixed(1)} s (${(latencies.length / seconds).toFixed(0)} turns/s)`);
+console.log(`latency: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1).toFixed(1)} ms`);
+console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}; 5xx: ${errors5xx}`);
+console.log(`stored: lost ${lost}, duplicated ${duplicated}`);
+stop();
+process.exit(errors5xx === 0 && lost === 0 && duplicated === 0 ? 0 : 1);

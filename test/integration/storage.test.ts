@@ -2,12 +2,12 @@
  * Storage that neither loses nor bloats: a message larger than a row is stored whole and read back
  * byte for byte; a turn's events are packed into few rows; expired logs and keys are pruned.
  */
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { SessionStore } from '../../src/session/store';
-import { fetchWorker, history, newSessionId, turn, user } from '../helpers/api';
+import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
 
@@ -63,6 +63,23 @@ describe('storage', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     await again.arrayBuffer();
     expect(await history(id)).toHaveLength(4);
+  });
+
+  it('lets the alarm prune what expired, and set itself for what expires next', async () => {
+    const id = newSessionId('alarm');
+    const first = await jsonTurn(id, { messages: [user('one')] });
+    await jsonTurn(id, { messages: [user('two')] });
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', first.turnId);
+    });
+    expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
+    const left = await runInDurableObject(stubFor(id), async (_instance, state) => ({
+      turns: state.storage.sql.exec<{ turn_id: string }>('SELECT DISTINCT turn_id FROM turn_events').toArray().map((row) => row.turn_id),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(left.turns).not.toContain(first.turnId);
+    expect(left.turns).toHaveLength(1);
+    expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
   it('keeps the logs of the newest turns only', async () => {

@@ -11,6 +11,8 @@ export default defineConfig({
         bindings: {
           OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
           OPENAI_API_KEY: 'test-key',
+          ANTHROPIC_BASE_URL: inject('upstreamUrl'),
+          ANTHROPIC_API_KEY: 'test-anthropic-key',
           MODELS: upstreamModels().join(','),
           UPSTREAM_CONNECT_TIMEOUT_MS: '1500',
           UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',

@@ -20,6 +20,10 @@ const configSchema = z.object({
   MODELS: z.string().optional(),
   OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.url().default('https://api.anthropic.com'),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_MAX_TOKENS: positiveInt(8192, 1_000_000),
+  ANTHROPIC_THINKING_BUDGET: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1_000_000)),
   SYSTEM_PROMPT: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   MAX_ITERATIONS: positiveInt(10, 1000),
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(10_000, 600_000),
@@ -37,6 +41,7 @@ export type Config = {
   defaultModel: string;
   allowedModels: string[];
   openai: { baseUrl: string; apiKey?: string };
+  anthropic: { baseUrl: string; apiKey?: string; maxTokens: number; thinkingBudget: number };
   systemPrompt: string;
   maxIterations: number;
   upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
@@ -62,6 +67,7 @@ export function readConfig(env: Env): Config {
     defaultModel: vars.MODEL,
     allowedModels: listed.length > 0 ? [...new Set([vars.MODEL, ...listed])] : [vars.MODEL],
     openai: { baseUrl: vars.OPENAI_BASE_URL },
+    anthropic: { baseUrl: vars.ANTHROPIC_BASE_URL, maxTokens: vars.ANTHROPIC_MAX_TOKENS, thinkingBudget: vars.ANTHROPIC_THINKING_BUDGET },
     systemPrompt: vars.SYSTEM_PROMPT,
     maxIterations: vars.MAX_ITERATIONS,
     upstream: {
@@ -72,6 +78,10 @@ export function readConfig(env: Env): Config {
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
   };
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
+  if (vars.ANTHROPIC_API_KEY) config.anthropic.apiKey = vars.ANTHROPIC_API_KEY;
+  if (config.anthropic.thinkingBudget > 0 && config.anthropic.thinkingBudget >= config.anthropic.maxTokens) {
+    throw new ApiError(500, 'configuration_error', "The deployment's ANTHROPIC_THINKING_BUDGET must be below ANTHROPIC_MAX_TOKENS.");
+  }
   return config;
 }
 

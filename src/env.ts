@@ -11,6 +11,10 @@ export interface Env {
   MODELS?: string;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
+  ANTHROPIC_BASE_URL?: string;
+  ANTHROPIC_API_KEY?: string;
+  ANTHROPIC_MAX_TOKENS?: string;
+  ANTHROPIC_THINKING_BUDGET?: string;
   SYSTEM_PROMPT?: string;
   MAX_ITERATIONS?: string;
   UPSTREAM_CONNECT_TIMEOUT_MS?: string;

@@ -24,7 +24,7 @@ export type ModelCallResult =
   | { ok: false; error: TurnError; usage: Usage; partialText: AssistantBlock[] };
 
 type OpenBlock =
-  | { kind: 'text' | 'thinking'; blockId: string; contentIndex: number; text: string; signature?: string }
+  | { kind: 'text' | 'thinking'; blockId: string; contentIndex: number; text: string; signature?: string; redacted?: true }
   | { kind: 'tool'; blockId: string; contentIndex: number; index: number; toolCallId: string; name: string; args: string };
 
 export type ModelCallOptions = {
@@ -134,6 +134,18 @@ class BlockAssembler {
         this.emit({ type: `${kind}-delta`, blockId: block.blockId, delta: part.delta });
         return;
       }
+      case 'block-end':
+        this.closeOpen(false);
+        return;
+      case 'redacted-thinking': {
+        const block = this.start('thinking');
+        if (block.kind === 'thinking') {
+          block.signature = part.data;
+          block.redacted = true;
+        }
+        this.closeOpen(false);
+        return;
+      }
       case 'thinking-signature': {
         const block = this.open?.kind === 'thinking' ? this.open : this.lastThinking() ?? this.start('thinking');
         if (block.kind === 'thinking') block.signature = (block.signature ?? '') + part.signature;
@@ -189,9 +201,10 @@ class BlockAssembler {
     return this.done.map((block): AssistantBlock => {
       if (block.kind !== 'tool') {
         if (block.kind === 'text') return { type: 'text', text: block.text };
-        return block.signature === undefined
-          ? { type: 'thinking', thinking: block.text }
-          : { type: 'thinking', thinking: block.text, signature: block.signature };
+        const thinking: AssistantBlock = { type: 'thinking', thinking: block.text };
+        if (block.signature !== undefined) thinking.signature = block.signature;
+        if (block.redacted) thinking.redacted = true;
+        return thinking;
       }
       const call = toolCalls.find((c) => c.toolCallId === block.toolCallId);
       return { type: 'tool_use', toolCallId: block.toolCallId, name: block.name, input: call?.input ?? {} };
@@ -221,7 +234,8 @@ class BlockAssembler {
         this.emit({ type: 'text-end', blockId: block.blockId, text: block.text, ...mark });
       } else {
         const signature = block.signature === undefined ? {} : { signature: block.signature };
-        this.emit({ type: 'thinking-end', blockId: block.blockId, thinking: block.text, ...signature, ...mark });
+        const redacted = block.redacted ? { redacted: true as const } : {};
+        this.emit({ type: 'thinking-end', blockId: block.blockId, thinking: block.text, ...signature, ...redacted, ...mark });
       }
     } else {
       const call = parseToolArguments(block.toolCallId, block.name, block.args);

@@ -171,13 +171,15 @@ class Turn {
     // A call cut by the output limit, or refused, or made when no tools were offered, never runs.
     const runnable = offerTools && result.finishReason !== 'max_tokens' && result.finishReason !== 'refusal';
     const blocks = runnable ? result.blocks : result.blocks.filter((block) => block.type !== 'tool_use');
+    const calls = runnable ? result.toolCalls : [];
     const message = assistantMessage(blocks);
     this.messages.push(message);
     this.emit({ type: 'assistant-message', message, finishReason: result.finishReason, usage: result.usage });
 
     if (result.finishReason === 'max_tokens') return this.stop('max_tokens');
     if (result.finishReason === 'refusal') return this.stop('refusal');
-    const calls = runnable ? result.toolCalls : [];
+    // A paused answer goes on in the next call, which continues the stored assistant message.
+    if (result.finishReason === 'paused' && calls.length === 0) return undefined;
     if (calls.length === 0) return this.stop('end_turn');
     return this.handleToolCalls(calls);
   }

@@ -6,6 +6,7 @@ export function publicUsage(usage: Usage) {
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
     cachedInputTokens: usage.cachedInputTokens,
+    cacheWriteInputTokens: usage.cacheWriteInputTokens,
     reasoningTokens: usage.reasoningTokens,
   };
 }

@@ -1,11 +1,12 @@
 /** From a configured `provider:model` to the provider that serves it. */
 import type { Config } from '../config';
 import { ApiError } from '../lib/errors';
+import { createAnthropicProvider } from './anthropic/anthropic-provider';
 import { createDemoProvider } from './demo/demo-provider';
 import { createOpenAIProvider } from './openai/openai-provider';
 import type { ModelHandle } from './types';
 
-export const PROVIDERS = ['demo', 'openai'] as const;
+export const PROVIDERS = ['demo', 'openai', 'anthropic'] as const;
 
 export function resolveModel(id: string, config: Config): ModelHandle {
   const separator = id.indexOf(':');
@@ -19,6 +20,12 @@ export function resolveModel(id: string, config: Config): ModelHandle {
         id,
         model,
         provider: createOpenAIProvider({ ...config.openai, timeouts: config.upstream.timeouts }),
+      };
+    case 'anthropic':
+      return {
+        id,
+        model,
+        provider: createAnthropicProvider({ ...config.anthropic, timeouts: config.upstream.timeouts }),
       };
     default:
       throw new ApiError(500, 'configuration_error', `The provider "${provider}" of model "${id}" is not one of: ${PROVIDERS.join(', ')}.`);

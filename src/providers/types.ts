@@ -29,6 +29,10 @@ export type ModelStreamPart =
   | { type: 'text-delta'; delta: string }
   | { type: 'thinking-delta'; delta: string }
   | { type: 'thinking-signature'; signature: string }
+  /** Thinking the provider keeps encrypted: stored as it came and sent back verbatim. */
+  | { type: 'redacted-thinking'; data: string }
+  /** The provider says the current block ended (where it marks blocks: Anthropic). */
+  | { type: 'block-end' }
   /** A tool call's pieces, keyed by the provider's index; `id` and `name` come with the first piece. */
   | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'usage'; usage: Partial<Usage> }

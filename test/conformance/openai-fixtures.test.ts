@@ -4,8 +4,6 @@
  * of it is checked: text, thinking, tool calls, usage, the finish reason, and errors.
  */
 import { describe, expect, it } from 'vitest';
-import { callModel } from '../../src/agent/model-call';
-import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import type { AgentEvent } from '../../src/agent/events';
 import { createOpenAIProvider, buildRequestBody } from '../../src/providers/openai/openai-provider';
 import type { ModelStreamPart } from '../../src/providers/types';
@@ -22,46 +20,19 @@ import openrouterParallel from '../fixtures/upstream/openrouter/claude-haiku-4-5
 import openrouterLength from '../fixtures/upstream/openrouter/minimax-m2-reasoning-length-midstream-error.sse?raw';
 import vllmText from '../fixtures/upstream/vllm/crusoe-llama-3-3-70b-text-usage.sse?raw';
 import xaiTool from '../fixtures/upstream/xai/grok-code-fast-reasoning-tool-call-cached.sse?raw';
-
-function serve(body: string | ReadableStream<Uint8Array>, status = 200): typeof fetch {
-  return async () => new Response(body, { status, headers: { 'content-type': 'text/event-stream' } });
-}
+import { blocksBalanced, replayThrough, serve } from '../helpers/replay';
 
 async function replay(body: string | ReadableStream<Uint8Array>, status = 200) {
-  const provider = createOpenAIProvider({ baseUrl: 'http://upstream.test/v1', timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 }, fetch: serve(body, status) });
-  const events: AgentEvent[] = [];
-  let ids = 0;
-  const result = await callModel({
-    handle: { id: 'openai:test', model: 'test', provider },
-    system: 'sys',
-    messages: [{ role: 'user', content: 'hi' }],
-    tools: [],
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
-    newId: (prefix) => `${prefix}_${++ids}`,
-    now: () => 0,
-    step: 1,
-    usedToolCallIds: new Set(),
-    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
+  const provider = createOpenAIProvider({
+    baseUrl: 'http://upstream.test/v1',
+    timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
+    fetch: serve(body, status),
   });
-  const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
-  const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');
-  return { result, events, text, thinking };
+  return replayThrough(provider);
 }
 
-/** Every block opened is closed, once, before the call ends; ids are stable. */
 function checkBlocks(events: AgentEvent[]) {
-  const open = new Set<string>();
-  for (const event of events) {
-    if (event.type.endsWith('-start') && 'blockId' in event) open.add(event.blockId);
-    if (event.type.endsWith('-delta') && 'blockId' in event) expect(open.has(event.blockId)).toBe(true);
-    if (event.type.endsWith('-end') && 'blockId' in event) {
-      expect(open.has(event.blockId)).toBe(true);
-      open.delete(event.blockId);
-    }
-  }
-  expect(open.size).toBe(0);
-  expect(events.at(-1)?.type).toBe('model-call-end');
+  expect(blocksBalanced(events)).toBe(true);
 }
 
 describe('openai adapter x recorded streams', () => {

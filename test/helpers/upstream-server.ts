@@ -1,5 +1,6 @@
 /**
- * A stand-in for an OpenAI-compatible model server, in Node, on 127.0.0.1. It replays the recorded
+ * A stand-in for the model servers, in Node, on 127.0.0.1: OpenAI-compatible Chat Completions at
+ * `/v1/chat/completions` and the Anthropic Messages API at `/v1/messages`. It replays the recorded
  * real streams of `test/fixtures/upstream/` and plays a few scripted behaviours, chosen by the
  * request's `model`:
  *   replay/<dir>/<file>  the recording (or, after a tool result, the plain text recording)
@@ -9,6 +10,8 @@
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/slow          streams ten text chunks 150 ms apart
+ *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
+ *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Every request body is kept; `GET /__log` returns them, for tests of what the Worker sent.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -30,13 +33,20 @@ export function fixtureNames(): string[] {
 
 export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'silent', 'stall', 'flaky/1', 'flaky/3', 'script/calc', 'script/slow'];
 
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded'];
+
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
   const fixtures = fixtureNames();
+  const anthropic = fixtures.filter((name) => name.startsWith('anthropic/'));
+  const openai = fixtures.filter((name) => !name.startsWith('anthropic/'));
   return [
-    ...fixtures.map((name) => `openai:replay/${name}`),
-    ...fixtures.map((name) => `openai:cut/${name}`),
+    ...openai.map((name) => `openai:replay/${name}`),
+    ...openai.map((name) => `openai:cut/${name}`),
     ...SCRIPTED_MODELS.map((name) => `openai:${name}`),
+    ...anthropic.map((name) => `anthropic:replay/${name}`),
+    ...anthropic.map((name) => `anthropic:cut/${name}`),
+    ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
   ];
 }
 
@@ -65,25 +75,29 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
     return;
   }
-  if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+  const anthropic = request.url === '/v1/messages';
+  if (request.method !== 'POST' || (request.url !== '/v1/chat/completions' && !anthropic)) {
     response.writeHead(404).end();
     return;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
-  log.push({ ...body, authorization: request.headers.authorization ?? null });
+  log.push({ ...body, authorization: request.headers.authorization ?? null, apiKey: request.headers['x-api-key'] ?? null });
   // A request the Worker aborts (a cancel, a timeout) shows in the log as `closedEarly`.
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
-  const afterTool = body.messages.at(-1)?.role === 'tool';
+  const last = body.messages.at(-1);
+  const afterTool = anthropic
+    ? Array.isArray(last?.content) && (last.content as { type: string }[]).some((block) => block.type === 'tool_result')
+    : last?.role === 'tool';
   const [kind, ...rest] = body.model.split('/');
   const name = rest.join('/');
 
   switch (kind) {
     case 'replay':
-      return sendSse(response, readFixture(afterTool ? 'openai/gpt-4o-text-usage' : name));
+      return sendSse(response, readFixture(afterTool ? (anthropic ? 'anthropic/claude-sonnet-4-text-ping' : 'openai/gpt-4o-text-usage') : name));
     case 'cut': {
       const text = readFixture(name);
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -116,7 +130,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
       response.write(chunk({ content: 'I begin' }));
       return;
     case 'script':
-      return script(name, body, afterTool, response);
+      return anthropic ? anthropicScript(name, response) : script(name, body, afterTool, response);
     default:
       response.writeHead(400).end();
   }
@@ -157,4 +171,16 @@ function readFixture(name: string): string {
 function sendSse(response: ServerResponse, text: string): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   response.end(text);
+}
+
+function anthropicScript(name: string, response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  if (name === 'overloaded') {
+    event('message_start', { message: { usage: { input_tokens: 10, output_tokens: 1 } } });
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'I was about to' } });
+    event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } });
+  }
+  response.end();
 }

@@ -26,6 +26,8 @@ export type MessageFinish = FinishReason | 'cancelled';
 
 export type TurnError = { code: string; message: string };
 
+export type ModelCallUsage = { model: string; usage: Usage };
+
 /** How a tool call is carried out: inline, after the user's permission, by the client, or not at all. */
 export type ToolExecution = 'trusted' | 'untrusted' | 'client' | 'unknown';
 
@@ -95,7 +97,9 @@ export type AgentEvent =
       type: 'turn-stop';
       turnId: string;
       stopReason: StopReason;
+      /** Summed over the turn's model calls; `modelCalls` has each call's own. */
       usage: Usage;
+      modelCalls: ModelCallUsage[];
       error?: TurnError;
       /** The loop hit MAX_ITERATIONS and made its last call without tools. */
       maxIterationsReached?: true;

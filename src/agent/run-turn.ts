@@ -9,7 +9,7 @@ import type { ClientTool } from '../api/turn-request';
 import type { ModelHandle, ToolSpec } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolContext } from '../tools/types';
-import type { AgentEvent, Emit, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
+import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall } from './model-call';
 import type { RetryPolicy } from './retry-policy';
@@ -43,7 +43,13 @@ export type TurnDeps = {
   now: () => number;
 };
 
-export type TurnOutcome = { stopReason: StopReason; usage: Usage; error?: TurnError; maxIterationsReached?: true };
+export type TurnOutcome = {
+  stopReason: StopReason;
+  usage: Usage;
+  modelCalls: ModelCallUsage[];
+  error?: TurnError;
+  maxIterationsReached?: true;
+};
 
 const SUMMARY_INSTRUCTION =
   'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
@@ -63,6 +69,7 @@ class Turn {
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
   private readonly usedToolCallIds: Set<string>;
   private usage = emptyUsage();
+  private readonly modelCalls: ModelCallUsage[] = [];
   private maxIterationsReached = false;
 
   constructor(
@@ -157,6 +164,7 @@ class Turn {
       retry: this.deps.retry,
     });
     this.usage = addUsage(this.usage, result.usage);
+    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
     if (!result.ok) {
       if (result.error.code !== 'cancelled') return this.stop('error', result.error);
       // A cancel keeps what the user already saw; a failure keeps nothing (it was not an answer).
@@ -256,7 +264,7 @@ class Turn {
   }
 
   private stop(stopReason: StopReason, error?: TurnError): TurnOutcome {
-    const outcome: TurnOutcome = { stopReason, usage: this.usage };
+    const outcome: TurnOutcome = { stopReason, usage: this.usage, modelCalls: this.modelCalls };
     if (error) outcome.error = error;
     if (this.maxIterationsReached) outcome.maxIterationsReached = true;
     return outcome;

@@ -6,13 +6,13 @@
 import type { AssistantMessage, ToolMessage } from '../api/content';
 import type { AgentEvent } from '../agent/events';
 import type { WireEncoder } from './encoder';
-import { publicUsage } from './turns-usage';
+import { turnUsage } from './turns-usage';
 
 export type TurnJsonBody = {
   stopReason: string;
   messages: (AssistantMessage | ToolMessage)[];
   turnId: string;
-  usage: ReturnType<typeof publicUsage>;
+  usage: ReturnType<typeof turnUsage>;
   error?: { code: string; message: string };
   maxIterationsReached?: true;
 };
@@ -47,7 +47,7 @@ export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
             stopReason: event.stopReason,
             messages: entries.flatMap((entry) => (entry.message ? [entry.message] : [])),
             turnId: event.turnId,
-            usage: publicUsage(event.usage),
+            usage: turnUsage(event.usage, event.modelCalls),
           };
           if (event.error) body.error = event.error;
           if (event.maxIterationsReached) body.maxIterationsReached = true;

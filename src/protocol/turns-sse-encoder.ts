@@ -7,7 +7,7 @@
 import type { AgentEvent } from '../agent/events';
 import { assertNever } from '../lib/assert-never';
 import type { SseItem, WireEncoder } from './encoder';
-import { publicUsage } from './turns-usage';
+import { turnUsage } from './turns-usage';
 
 export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<SseItem> {
   return {
@@ -37,7 +37,7 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
           return [{ event: 'tool_result', data }];
         }
         case 'turn-stop': {
-          const data: Record<string, unknown> = { stopReason: event.stopReason, turnId: event.turnId, usage: publicUsage(event.usage) };
+          const data: Record<string, unknown> = { stopReason: event.stopReason, turnId: event.turnId, usage: turnUsage(event.usage, event.modelCalls) };
           if (event.error) data.error = event.error;
           if (event.maxIterationsReached) data.maxIterationsReached = true;
           return [{ event: 'turn_stop', data }];

@@ -239,6 +239,7 @@ export class SessionObject extends DurableObject<Env> {
         turnId: turn.turnId,
         stopReason: 'error',
         usage: emptyUsage(),
+        modelCalls: [],
         error: { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' },
       };
       this.store.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));

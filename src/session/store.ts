@@ -4,12 +4,20 @@
  */
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../api/content';
 import type { PendingToolCall, ToolExecution } from '../agent/events';
+import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import { z } from '../lib/zod';
 import type { Note, NotesStore } from '../tools/types';
 import { MIGRATIONS } from './migrations';
 import { splitForRows } from './row-chunks';
 
 const inputSchema = z.record(z.string(), z.unknown());
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  cacheWriteInputTokens: z.number().optional(),
+  reasoningTokens: z.number(),
+});
 
 export type TurnRow = {
   turnId: string;
@@ -56,6 +64,7 @@ export type SessionSummary = {
   updatedAt: string;
   messageCount: number;
   pendingToolCalls: PendingToolCall[];
+  usage: Usage;
   lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
 };
 
@@ -295,6 +304,16 @@ export class SessionStore implements NotesStore {
     return this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running'`).toArray().map(toTurnRow);
   }
 
+  /** The session's running total of token usage. */
+  addUsage(usage: Usage): void {
+    this.setMeta('usage', JSON.stringify(addUsage(this.usage(), usage)));
+  }
+
+  usage(): Usage {
+    const stored = this.meta('usage');
+    return stored ? { ...emptyUsage(), ...usageSchema.parse(JSON.parse(stored)) } : emptyUsage();
+  }
+
   summary(): SessionSummary {
     const count = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM messages`).one().n;
     const last = this.sql
@@ -307,6 +326,7 @@ export class SessionStore implements NotesStore {
       updatedAt: new Date(Number(this.meta('updated_at'))).toISOString(),
       messageCount: count,
       pendingToolCalls: this.pendingCalls(),
+      usage: this.usage(),
     };
     if (last) {
       summary.lastTurn = { turnId: last.turn_id, status: last.status };

@@ -34,6 +34,7 @@ export function createTurnRecorder(store: SessionStore, turnId: string): (event:
         return;
       }
       case 'turn-stop':
+        store.addUsage(event.usage);
         store.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
         return;
       case 'turn-start':

@@ -1,0 +1,126 @@
+/**
+ * The anthropic provider end to end through the Worker against a stand-in Messages API replaying
+ * recorded streams; a session that moves between providers; usage per call, per turn and per session.
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { checkHistoryInvariants, history, newSessionId, session, turn, user } from '../helpers/api';
+
+const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
+
+async function sentWith(marker: string): Promise<any[]> {
+  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
+  return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
+}
+
+async function sse(sessionId: string, body: Record<string, unknown>) {
+  const result = await turn(sessionId, { stream: 'delta', ...body });
+  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
+  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
+  return { events: result.events, of, stop: result.events.at(-1)!.data };
+}
+
+const A = (fixture: string) => `anthropic:replay/anthropic/${fixture}`;
+
+describe('anthropic provider through the Worker', () => {
+  it('streams recorded text, with the key, cache breakpoints and usage per call', async () => {
+    const id = newSessionId('an-text');
+    const { of, stop } = await sse(id, { messages: [user(`hi ${id}`)], model: A('claude-sonnet-4-text-ping') });
+    expect(of('text_delta').length).toBeGreaterThan(3);
+    expect(stop.stopReason).toBe('end_turn');
+    expect(stop.usage.calls).toHaveLength(1);
+    expect(stop.usage.calls[0]).toMatchObject({ model: A('claude-sonnet-4-text-ping') });
+    expect(stop.usage.inputTokens).toBe(stop.usage.calls[0].inputTokens);
+    const [sent] = await sentWith(id);
+    expect(sent.apiKey).toBe('test-anthropic-key');
+    expect(sent.system[0].cache_control).toEqual({ type: 'ephemeral' });
+    expect(sent.tools.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(sent.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+  });
+
+  it('keeps thinking with its signature and sends it back verbatim on the next call', async () => {
+    const id = newSessionId('an-think');
+    const first = await sse(id, { messages: [user(`think ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
+    expect(first.of('thinking_delta').length).toBeGreaterThan(5);
+    const stored = (await history(id))[1];
+    const thinking = stored.content[0];
+    expect(thinking.type).toBe('thinking');
+    expect(thinking.signature.length).toBeGreaterThan(50);
+
+    await sse(id, { messages: [user('and then?')], model: A('claude-sonnet-4-text-ping') });
+    const [, second] = await sentWith(id);
+    expect(second.messages[1].content[0]).toEqual({ type: 'thinking', thinking: thinking.thinking, signature: thinking.signature });
+  });
+
+  it('keeps redacted thinking and sends it back as redacted_thinking', async () => {
+    const id = newSessionId('an-redacted');
+    await sse(id, { messages: [user(`secret ${id}`)], model: A('claude-sonnet-4-5-redacted-thinking') });
+    await sse(id, { messages: [user('more')], model: A('claude-sonnet-4-text-ping') });
+    const [, second] = await sentWith(id);
+    expect(second.messages[1].content.slice(0, 2).map((b: any) => b.type)).toEqual(['redacted_thinking', 'redacted_thinking']);
+  });
+
+  it('stops for recorded parallel tool calls and resumes with the results', async () => {
+    const id = newSessionId('an-tools');
+    const tools = [{ name: 'add' }, { name: 'multiply' }];
+    const first = await sse(id, { messages: [user(`math ${id}`)], tools, model: A('claude-sonnet-4-parallel-tool-use') });
+    const calls = first.of('tool_call');
+    expect(calls.map((c) => c.name)).toEqual(['add', 'multiply']);
+    expect(first.stop.stopReason).toBe('tool_use');
+    const second = await sse(id, {
+      messages: calls.map((c) => ({ role: 'tool', toolCallId: c.toolCallId, content: '7' })),
+      tools,
+      model: A('claude-sonnet-4-parallel-tool-use'),
+    });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const [, resumed] = await sentWith(id);
+    expect(resumed.messages.at(-1).content.map((b: any) => b.tool_use_id)).toEqual(calls.map((c) => c.toolCallId));
+  });
+
+  it.each([
+    ['a refusal', A('claude-fable-5-1-refusal'), 'refusal', undefined],
+    ['an error event after output (not retried)', 'anthropic:script/overloaded', 'error', 1],
+    ['an overloaded server (retried once, then given up)', 'anthropic:status/529', 'error', 2],
+    ['a cut stream', 'anthropic:cut/anthropic/claude-sonnet-4-single-tool-use', 'error', 1],
+  ])('maps %s', async (_label, model, stopReason, requests) => {
+    const id = newSessionId('an-stop');
+    const { stop } = await sse(id, { messages: [user(`x ${id}`)], model });
+    expect(stop.stopReason).toBe(stopReason);
+    if (requests !== undefined) expect(await sentWith(id)).toHaveLength(requests);
+    expect((await turn(id, { messages: [user('again')] })).status).toBe(200);
+  });
+});
+
+describe('a session that changes provider between turns', () => {
+  it('converts the history for each: thinking dropped for OpenAI, signed thinking back for Anthropic, tool ids paired', async () => {
+    const id = newSessionId('switch');
+    await sse(id, { messages: [user(`start ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
+    const tools = [{ name: 'weather' }];
+    const viaOpenAI = await sse(id, { messages: [user('weather?')], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
+    const call = viaOpenAI.of('tool_call')[0]!;
+    const back = await sse(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'sunny' }], tools, model: A('claude-sonnet-4-text-ping') });
+    expect(back.stop.stopReason).toBe('end_turn');
+
+    const [, openaiRequest, anthropicRequest] = await sentWith(id);
+    // OpenAI: the Anthropic answer arrives as plain text, its thinking left out.
+    expect(openaiRequest.messages[2].role).toBe('assistant');
+    expect(typeof openaiRequest.messages[2].content).toBe('string');
+    expect(JSON.stringify(openaiRequest.messages)).not.toContain('"thinking"');
+    // Anthropic: its own signed thinking goes back, and OpenAI's tool call stays paired with its result.
+    expect(anthropicRequest.messages[1].content[0].type).toBe('thinking');
+    const toolUse = anthropicRequest.messages.flatMap((m: any) => m.content).find((b: any) => b.type === 'tool_use');
+    const toolResult = anthropicRequest.messages.flatMap((m: any) => m.content).find((b: any) => b.type === 'tool_result');
+    expect(toolUse.id).toBe(call.toolCallId);
+    expect(toolResult.tool_use_id).toBe(call.toolCallId);
+    checkHistoryInvariants(await history(id));
+  });
+
+  it('keeps a running total of the session’s usage', async () => {
+    const id = newSessionId('usage');
+    const first = await sse(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    const second = await sse(id, { messages: [user('two')], model: A('claude-sonnet-4-text-ping') });
+    const { body } = await session(id);
+    expect(body.usage.inputTokens).toBe(first.stop.usage.inputTokens + second.stop.usage.inputTokens);
+    expect(body.usage.outputTokens).toBe(first.stop.usage.outputTokens + second.stop.usage.outputTokens);
+  });
+});

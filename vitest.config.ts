@@ -8,6 +8,16 @@ export default defineConfig({
       main: './src/index.ts',
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
+        // The Workers AI binding, stubbed at its own interface (`run`) by a worker of its own.
+        serviceBindings: { AI: { name: 'ai-stub', entrypoint: 'AiStub' } },
+        workers: [
+          {
+            name: 'ai-stub',
+            modules: true,
+            scriptPath: './test/helpers/ai-binding-stub.mjs',
+            compatibilityDate: '2026-04-20',
+          },
+        ],
         bindings: {
           OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
           OPENAI_API_KEY: 'test-key',

@@ -23,6 +23,7 @@ const configSchema = z.object({
   ANTHROPIC_BASE_URL: z.url().default('https://api.anthropic.com'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_MAX_TOKENS: positiveInt(8192, 1_000_000),
+  WORKERS_AI_MAX_TOKENS: positiveInt(2048, 1_000_000),
   ANTHROPIC_THINKING_BUDGET: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1_000_000)),
   SYSTEM_PROMPT: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   MAX_ITERATIONS: positiveInt(10, 1000),
@@ -42,6 +43,7 @@ export type Config = {
   allowedModels: string[];
   openai: { baseUrl: string; apiKey?: string };
   anthropic: { baseUrl: string; apiKey?: string; maxTokens: number; thinkingBudget: number };
+  workersAi: { maxTokens: number };
   systemPrompt: string;
   maxIterations: number;
   upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
@@ -67,6 +69,7 @@ export function readConfig(env: Env): Config {
     defaultModel: vars.MODEL,
     allowedModels: listed.length > 0 ? [...new Set([vars.MODEL, ...listed])] : [vars.MODEL],
     openai: { baseUrl: vars.OPENAI_BASE_URL },
+    workersAi: { maxTokens: vars.WORKERS_AI_MAX_TOKENS },
     anthropic: { baseUrl: vars.ANTHROPIC_BASE_URL, maxTokens: vars.ANTHROPIC_MAX_TOKENS, thinkingBudget: vars.ANTHROPIC_THINKING_BUDGET },
     systemPrompt: vars.SYSTEM_PROMPT,
     maxIterations: vars.MAX_ITERATIONS,

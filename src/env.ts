@@ -1,10 +1,14 @@
 /** The Worker's bindings, vars and secrets (CONTRACT section 2; README "Configuration"). */
 import type { RateLimiterObject } from './limits/rate-limiter-object';
+import type { AiBinding } from './providers/workers-ai/workers-ai-provider';
 import type { SessionObject } from './session/session-object';
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  /** Workers AI (`[ai] binding = "AI"`), for the `workers-ai` provider. */
+  AI?: AiBinding;
+  WORKERS_AI_MAX_TOKENS?: string;
   AUTH_SECRET?: string;
   RATE_LIMIT_PER_MINUTE?: string;
   MODEL?: string;

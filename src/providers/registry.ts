@@ -5,10 +5,14 @@ import { createAnthropicProvider } from './anthropic/anthropic-provider';
 import { createDemoProvider } from './demo/demo-provider';
 import { createOpenAIProvider } from './openai/openai-provider';
 import type { ModelHandle } from './types';
+import { createWorkersAIProvider, type AiBinding } from './workers-ai/workers-ai-provider';
 
-export const PROVIDERS = ['demo', 'openai', 'anthropic'] as const;
+export const PROVIDERS = ['demo', 'openai', 'anthropic', 'workers-ai'] as const;
 
-export function resolveModel(id: string, config: Config): ModelHandle {
+/** Platform objects a provider may need, passed in by the session (the core never reads `env`). */
+export type ProviderBindings = { ai?: AiBinding };
+
+export function resolveModel(id: string, config: Config, bindings: ProviderBindings = {}): ModelHandle {
   const separator = id.indexOf(':');
   const provider = id.slice(0, separator);
   const model = id.slice(separator + 1);
@@ -26,6 +30,15 @@ export function resolveModel(id: string, config: Config): ModelHandle {
         id,
         model,
         provider: createAnthropicProvider({ ...config.anthropic, timeouts: config.upstream.timeouts }),
+      };
+    case 'workers-ai':
+      if (!bindings.ai) {
+        throw new ApiError(500, 'configuration_error', 'The workers-ai provider needs the AI binding: add `[ai] binding = "AI"` to wrangler.toml.');
+      }
+      return {
+        id,
+        model,
+        provider: createWorkersAIProvider({ ai: bindings.ai, ...config.workersAi, timeouts: config.upstream.timeouts }),
       };
     default:
       throw new ApiError(500, 'configuration_error', `The provider "${provider}" of model "${id}" is not one of: ${PROVIDERS.join(', ')}.`);

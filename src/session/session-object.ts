@@ -79,7 +79,7 @@ export class SessionObject extends DurableObject<Env> {
       const config = readConfig(this.env);
       const pending = this.store.exists() ? this.store.pendingCalls() : [];
       const { answers, newMessages } = validateTurn(args.request, pending, this.running !== undefined);
-      const model = resolveModel(args.model, config);
+      const model = resolveModel(args.model, config, { ai: this.env.AI });
 
       // From the checks to the lock, nothing awaits: no other request can slip in between.
       this.store.ensureCreated(args.sessionId);

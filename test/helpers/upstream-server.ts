@@ -47,6 +47,7 @@ export function upstreamModels(): string[] {
     ...anthropic.map((name) => `anthropic:replay/${name}`),
     ...anthropic.map((name) => `anthropic:cut/${name}`),
     ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
+    ...['text', 'native-tool', 'openai-tools', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
   ];
 }
 

@@ -1,0 +1,146 @@
+/**
+ * `workers-ai`: models on Cloudflare Workers AI through the `AI` binding, streaming text, reasoning
+ * and (for the models that take tools) tool calls. The binding is taken at its own interface,
+ * `run(model, inputs)`, which with `stream: true` resolves to a stream of SSE bytes ending in
+ * `data: [DONE]`.
+ */
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import type { HistoryMessage } from '../../api/content';
+import { mapFinishReason } from '../openai/map-finish-reason';
+import { convertMessages, convertTools } from '../openai/convert-messages';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
+import type { ErrorPart } from '../upstream-errors';
+import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
+import { aiChunkSchema, type AiToolCall } from './chunk-schema';
+
+/** The part of the `AI` binding this provider uses. */
+export interface AiBinding {
+  run(model: string, inputs: Record<string, unknown>): Promise<unknown>;
+}
+
+export type WorkersAIProviderOptions = { ai: AiBinding; maxTokens: number; timeouts: UpstreamTimeouts };
+
+export function createWorkersAIProvider(options: WorkersAIProviderOptions): ModelProvider {
+  return { stream: (request) => streamRun(request, options) };
+}
+
+export function buildInputs(request: ModelRequest, maxTokens: number): Record<string, unknown> {
+  // Workers AI models take text content only: blocks are flattened, images named.
+  const messages = convertMessages(request.system, request.messages.map(flattenContent));
+  const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: maxTokens };
+  if (request.tools.length > 0) inputs.tools = convertTools(request.tools);
+  return inputs;
+}
+
+async function* streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart> {
+  const timer = new UpstreamTimer(options.timeouts, request.signal);
+  const fail = (code: string, message: string, retryable: boolean): ErrorPart => {
+    if (request.signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
+    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
+    return { type: 'error', code, message, retryable };
+  };
+  try {
+    let output: unknown;
+    try {
+      output = await timer.race(options.ai.run(request.model, buildInputs(request, options.maxTokens)));
+    } catch (cause) {
+      if (!timer.signal.aborted) console.error('workers-ai: run failed', cause);
+      yield fail('upstream_error', 'Workers AI could not run the model.', true);
+      return;
+    }
+    if (!(output instanceof ReadableStream)) {
+      yield fail('upstream_invalid', 'Workers AI did not answer with a stream.', false);
+      return;
+    }
+    timer.enter('first-byte');
+    yield* readStream(output as ReadableStream<Uint8Array>, timer, fail);
+  } finally {
+    timer.clear();
+  }
+}
+
+async function* readStream(
+  body: ReadableStream<Uint8Array>,
+  timer: UpstreamTimer,
+  fail: (code: string, message: string, retryable: boolean) => ErrorPart,
+): AsyncGenerator<ModelStreamPart> {
+  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  let finish: ModelStreamPart | undefined;
+  let toolCalls = 0;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<{ data: string }>;
+      try {
+        next = await timer.race(reader.read());
+      } catch (cause) {
+        if (!timer.signal.aborted) console.error('workers-ai: stream broke', cause);
+        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
+        return;
+      }
+      if (next.done) {
+        yield fail('upstream_cut', 'The model stream ended before [DONE].', true);
+        return;
+      }
+      timer.enter('idle');
+      if (next.value.data.trim() === '[DONE]') {
+        yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
+        return;
+      }
+      let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
+      try {
+        parsed = aiChunkSchema.safeParse(JSON.parse(next.value.data));
+      } catch {
+        yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
+        return;
+      }
+      if (!parsed.success) {
+        console.error('workers-ai: unexpected chunk', next.value.data.slice(0, 500));
+        yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
+        return;
+      }
+      const chunk = parsed.data;
+      if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
+        yield { type: 'text-delta', delta: String(chunk.response) };
+      }
+      for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
+      for (const choice of chunk.choices ?? []) {
+        if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
+        if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
+        for (const call of choice.delta?.tool_calls ?? []) {
+          toolCalls++;
+          yield toolCallPart(call, call.index ?? 0);
+        }
+        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+      }
+      if (chunk.usage) {
+        const usage: { inputTokens?: number; outputTokens?: number } = {};
+        if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
+        if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
+        yield { type: 'usage', usage };
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** Native calls come whole (`{name, arguments}`), OpenAI-style ones in pieces keyed by index. */
+function toolCallPart(call: AiToolCall, position: number): ModelStreamPart {
+  if ('function' in call) {
+    const args = call.function.arguments;
+    return {
+      type: 'tool-call-delta',
+      index: call.index ?? position,
+      ...(call.id ? { id: call.id } : {}),
+      ...(call.function.name ? { name: call.function.name } : {}),
+      argumentsDelta: typeof args === 'string' ? args : args ? JSON.stringify(args) : '',
+    };
+  }
+  const args = call.arguments;
+  return { type: 'tool-call-delta', index: 1000 + position, name: call.name, argumentsDelta: typeof args === 'string' ? args : JSON.stringify(args ?? {}) };
+}
+
+function flattenContent(message: HistoryMessage): HistoryMessage {
+  if (message.role !== 'user' || typeof message.content === 'string') return message;
+  return { role: 'user', content: message.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join('\n') };
+}

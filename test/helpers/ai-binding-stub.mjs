@@ -35,6 +35,8 @@ export class AiStub extends WorkerEntrypoint {
           { choices: [{ delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 50, completion_tokens: 20 } },
           '[DONE]',
         ]);
+      case 'stub/client-tool':
+        return sse([{ response: '', tool_calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, '[DONE]']);
       case 'stub/cut':
         return sse([{ response: 'Hello' }]);
       default:

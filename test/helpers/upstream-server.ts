@@ -10,6 +10,7 @@
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/slow          streams ten text chunks 150 ms apart
+ *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Every request body is kept; `GET /__log` returns them, for tests of what the Worker sent.
@@ -33,7 +34,7 @@ export function fixtureNames(): string[] {
 
 export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'silent', 'stall', 'flaky/1', 'flaky/3', 'script/calc', 'script/slow'];
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -47,7 +48,7 @@ export function upstreamModels(): string[] {
     ...anthropic.map((name) => `anthropic:replay/${name}`),
     ...anthropic.map((name) => `anthropic:cut/${name}`),
     ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
-    ...['text', 'native-tool', 'openai-tools', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
+    ...['text', 'native-tool', 'openai-tools', 'client-tool', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
   ];
 }
 
@@ -131,7 +132,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
       response.write(chunk({ content: 'I begin' }));
       return;
     case 'script':
-      return anthropic ? anthropicScript(name, response) : script(name, body, afterTool, response);
+      return anthropic ? anthropicScript(name, body, afterTool, response) : script(name, body, afterTool, response);
     default:
       response.writeHead(400).end();
   }
@@ -174,9 +175,26 @@ function sendSse(response: ServerResponse, text: string): void {
   response.end(text);
 }
 
-function anthropicScript(name: string, response: ServerResponse): void {
+function anthropicScript(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  if (name === 'calc') {
+    event('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 8, cache_creation_input_tokens: 4, output_tokens: 1 } } });
+    if (afterTool) {
+      const result = (body.messages.at(-1)?.content as { type: string; content?: { text: string }[] }[]).find((b) => b.type === 'tool_result');
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `The result is ${result?.content?.[0]?.text}.` } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_calc_1', name: 'calculator', input: {} } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"6*7"}' } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
+    }
+    event('message_stop', {});
+  }
   if (name === 'overloaded') {
     event('message_start', { message: { usage: { input_tokens: 10, output_tokens: 1 } } });
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });

@@ -38,6 +38,16 @@ describe('anthropic provider through the Worker', () => {
     expect(sent.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
   });
 
+  it('runs a trusted tool inline and answers with its result; usage counts cache reads and writes', async () => {
+    const id = newSessionId('an-calc');
+    const { of, stop } = await sse(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/calc' });
+    expect(of('tool_call')).toEqual([{ toolCallId: 'toolu_calc_1', name: 'calculator', input: { expression: '6*7' } }]);
+    expect(of('tool_result')).toEqual([{ toolCallId: 'toolu_calc_1', content: '42' }]);
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('The result is 42.');
+    expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 64, cachedInputTokens: 16, cacheWriteInputTokens: 8, outputTokens: 19 } });
+    expect(stop.usage.calls).toHaveLength(2);
+  });
+
   it('keeps thinking with its signature and sends it back verbatim on the next call', async () => {
     const id = newSessionId('an-think');
     const first = await sse(id, { messages: [user(`think ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });

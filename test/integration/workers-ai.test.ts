@@ -39,6 +39,18 @@ describe('workers-ai provider through the Worker', () => {
     checkHistoryInvariants(await history(id));
   });
 
+  it('stops for a client tool and resumes with its result', async () => {
+    const id = newSessionId('wai-client');
+    const tools = [{ name: 'get_weather' }];
+    const first = await sse(id, { messages: [user('weather')], tools, model: 'workers-ai:stub/client-tool' });
+    const call = first.of('tool_call')[0]!;
+    expect(call).toMatchObject({ name: 'get_weather', input: { city: 'Oslo' } });
+    expect(first.stop.stopReason).toBe('tool_use');
+    const second = await sse(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'snow' }], tools, model: 'workers-ai:stub/client-tool' });
+    expect(second.of('text_delta').map((d) => d.delta).join('')).toBe('The tool said snow');
+    checkHistoryInvariants(await history(id));
+  });
+
   it('reads OpenAI-style chunks: reasoning and parallel tool calls', async () => {
     const id = newSessionId('wai-openai');
     const { of, stop } = await sse(id, { messages: [user('sums')], model: 'workers-ai:stub/openai-tools' });

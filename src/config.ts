@@ -7,6 +7,7 @@ import { ApiError } from './lib/errors';
 import { z } from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
+import type { ContextSettings } from './agent/context/context-window';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
@@ -32,6 +33,13 @@ const configSchema = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
   UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
+  MODEL_CONTEXT_TOKENS: z
+    .string()
+    .regex(/^(\d+|[a-z0-9-]+:[^=,]+=\d+(,[a-z0-9-]+:[^=,]+=\d+)*)$/, { message: 'write a number of tokens, or provider:model=tokens pairs separated by commas' })
+    .optional(),
+  OUTPUT_RESERVE_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? undefined : Number(value)), z.number().int().min(1).optional()),
+  COMPACTION_THRESHOLD: z.preprocess((value) => (value === undefined || value === '' ? 0.8 : Number(value)), z.number().min(0.1).max(0.95)),
+  TOOL_RESULT_MAX_CHARS: positiveInt(20_000, 10_000_000),
   RATE_LIMIT_PER_MINUTE: z.preprocess(
     (value) => (value === undefined || value === '' ? 120 : Number(value)),
     z.number().int().min(0).max(1_000_000),
@@ -49,6 +57,7 @@ export type Config = {
   upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
   toolTimeoutMs: number;
   rateLimitPerMinute: number;
+  context: ContextSettings;
 };
 
 export function readConfig(env: Env): Config {
@@ -79,6 +88,12 @@ export function readConfig(env: Env): Config {
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    context: {
+      windowOverride: parseWindows(vars.MODEL_CONTEXT_TOKENS),
+      threshold: vars.COMPACTION_THRESHOLD,
+      toolResultMaxChars: vars.TOOL_RESULT_MAX_CHARS,
+      ...(vars.OUTPUT_RESERVE_TOKENS ? { outputReserve: vars.OUTPUT_RESERVE_TOKENS } : {}),
+    },
   };
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
   if (vars.ANTHROPIC_API_KEY) config.anthropic.apiKey = vars.ANTHROPIC_API_KEY;
@@ -86,6 +101,18 @@ export function readConfig(env: Env): Config {
     throw new ApiError(500, 'configuration_error', "The deployment's ANTHROPIC_THINKING_BUDGET must be below ANTHROPIC_MAX_TOKENS.");
   }
   return config;
+}
+
+/** `MODEL_CONTEXT_TOKENS`: one number for every model, or `provider:model=tokens` pairs. */
+function parseWindows(value: string | undefined): ContextSettings['windowOverride'] {
+  if (!value) return { byModel: {} };
+  if (/^\d+$/.test(value)) return { all: Number(value), byModel: {} };
+  const byModel: Record<string, number> = {};
+  for (const pair of value.split(',')) {
+    const at = pair.lastIndexOf('=');
+    byModel[pair.slice(0, at).trim()] = Number(pair.slice(at + 1));
+  }
+  return { byModel };
 }
 
 /** The model a request asks for, checked against the deployment's allow-list. */

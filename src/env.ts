@@ -26,4 +26,8 @@ export interface Env {
   UPSTREAM_IDLE_TIMEOUT_MS?: string;
   UPSTREAM_MAX_RETRIES?: string;
   TOOL_TIMEOUT_MS?: string;
+  MODEL_CONTEXT_TOKENS?: string;
+  OUTPUT_RESERVE_TOKENS?: string;
+  COMPACTION_THRESHOLD?: string;
+  TOOL_RESULT_MAX_CHARS?: string;
 }

@@ -26,7 +26,8 @@ export type MessageFinish = FinishReason | 'cancelled';
 
 export type TurnError = { code: string; message: string };
 
-export type ModelCallUsage = { model: string; usage: Usage };
+/** `purpose: "compaction"` marks the side calls that summarise the history. */
+export type ModelCallUsage = { model: string; usage: Usage; purpose?: 'compaction' };
 
 /** How a tool call is carried out: inline, after the user's permission, by the client, or not at all. */
 export type ToolExecution = 'trusted' | 'untrusted' | 'client' | 'unknown';
@@ -52,7 +53,20 @@ export type AgentEvent =
   | { type: 'input-message'; message: UserMessage | SystemMessage }
   | { type: 'tool-answer'; toolCallId: string; name: string; input: Record<string, unknown>; answer: ToolAnswer }
   | { type: 'step-start'; step: number }
-  | { type: 'model-call-start'; callId: string; step: number; model: string; toolsOffered: boolean }
+  | { type: 'model-call-start'; callId: string; step: number; model: string; toolsOffered: boolean; estimatedInputTokens: number }
+  /**
+   * The oldest part of the history was summarised to make room: `messagesSummarized` more messages
+   * (`totalSummarized` in all), the prompt going from `tokensBefore` to `tokensAfter` (estimates).
+   */
+  | {
+      type: 'context-compacted';
+      summary: string;
+      messagesSummarized: number;
+      totalSummarized: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      reason: 'threshold' | 'overflow';
+    }
   | { type: 'text-start'; callId: string; blockId: string; contentIndex: number }
   | { type: 'text-delta'; blockId: string; delta: string }
   | { type: 'text-end'; blockId: string; text: string; incomplete?: true }

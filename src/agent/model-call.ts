@@ -43,13 +43,21 @@ export type ModelCallOptions = {
    */
   usedToolCallIds: Set<string>;
   retry: RetryPolicy;
+  estimatedInputTokens: number;
 };
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
   const { handle, emit, newId } = options;
   const callId = newId('call');
   const startedAt = options.now();
-  emit({ type: 'model-call-start', callId, step: options.step, model: handle.id, toolsOffered: options.tools.length > 0 });
+  emit({
+    type: 'model-call-start',
+    callId,
+    step: options.step,
+    model: handle.id,
+    toolsOffered: options.tools.length > 0,
+    estimatedInputTokens: options.estimatedInputTokens,
+  });
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds);
   const request: ModelRequest = {

@@ -13,6 +13,10 @@ import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, Too
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall } from './model-call';
 import type { RetryPolicy } from './retry-policy';
+import { chooseCut, summarize, summaryMessage, type Summary } from './context/compaction';
+import { contextBudget, type ContextBudget, type ContextSettings } from './context/context-window';
+import { shortenToolResults } from './context/shorten-tool-results';
+import { estimateTokens, recalibrate } from './context/token-estimate';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import { addUsage, emptyUsage, type Usage } from './usage';
 
@@ -21,8 +25,10 @@ export type ResolvedAnswer = { call: PendingToolCall; answer: ToolAnswer };
 
 export type TurnInput = {
   turnId: string;
-  /** The stored history before this turn, in order. */
+  /** The stored history before this turn after the latest summary, in order. */
   history: HistoryMessage[];
+  /** The latest compaction's summary of what came before `history`, and the session's calibration. */
+  context: { summary?: Summary; calibration: number };
   /** Answers to every pending call, in the order of the calls. */
   answers: ResolvedAnswer[];
   newMessages: (UserMessage | SystemMessage)[];
@@ -39,6 +45,7 @@ export type TurnDeps = {
   maxIterations: number;
   toolTimeoutMs: number;
   retry: RetryPolicy;
+  context: ContextSettings;
   newId: (prefix: string) => string;
   now: () => number;
 };
@@ -70,6 +77,9 @@ class Turn {
   private readonly usedToolCallIds: Set<string>;
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
+  private summary: Summary | undefined;
+  private calibration: number;
+  private readonly budget: ContextBudget;
   private maxIterationsReached = false;
 
   constructor(
@@ -77,6 +87,9 @@ class Turn {
     private readonly deps: TurnDeps,
   ) {
     this.messages = [...input.history];
+    this.summary = input.context.summary;
+    this.calibration = input.context.calibration;
+    this.budget = contextBudget(deps.model.id, deps.context);
     this.usedToolCallIds = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
   }
 
@@ -150,21 +163,18 @@ class Turn {
 
   /** One model call and its tools; returns the turn's outcome when the turn ends here. */
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
-    const result = await callModel({
-      handle: this.deps.model,
-      system: offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${SUMMARY_INSTRUCTION}`,
-      messages: this.messages,
-      tools: offerTools ? this.toolSpecs() : [],
-      signal: this.deps.signal,
-      emit: this.emit,
-      newId: this.deps.newId,
-      now: this.deps.now,
-      step,
-      usedToolCallIds: this.usedToolCallIds,
-      retry: this.deps.retry,
-    });
-    this.usage = addUsage(this.usage, result.usage);
-    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
+    const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${SUMMARY_INSTRUCTION}`;
+    const tools = offerTools ? this.toolSpecs() : [];
+    const full = await this.fitContext(system, tools);
+    if (full) return full;
+    let result = await this.callModel(step, system, tools);
+    if (!result.ok && result.error.code === 'context_overflow') {
+      // The provider counts differently from our estimate: compact harder, and try once more.
+      await this.compact(Math.floor(this.budget.limit / 4), 'overflow', system, tools);
+      if (this.deps.signal.aborted) return this.cancelled();
+      result = await this.callModel(step, system, tools);
+      if (!result.ok && result.error.code === 'context_overflow') return this.contextFull();
+    }
     if (!result.ok) {
       if (result.error.code !== 'cancelled') return this.stop('error', result.error);
       // A cancel keeps what the user already saw; a failure keeps nothing (it was not an answer).
@@ -184,12 +194,83 @@ class Turn {
     this.messages.push(message);
     this.emit({ type: 'assistant-message', message, finishReason: result.finishReason, usage: result.usage });
 
-    if (result.finishReason === 'max_tokens') return this.stop('max_tokens');
+    if (result.finishReason === 'max_tokens') {
+      return this.stop('max_tokens', { code: 'output_limit', message: 'The model reached its output limit before it finished.' });
+    }
     if (result.finishReason === 'refusal') return this.stop('refusal');
     // A paused answer goes on in the next call, which continues the stored assistant message.
     if (result.finishReason === 'paused' && calls.length === 0) return undefined;
     if (calls.length === 0) return this.stop('end_turn');
     return this.handleToolCalls(calls);
+  }
+
+  private async callModel(step: number, system: string, tools: ToolSpec[]) {
+    const estimatedInputTokens = this.estimate(system, tools);
+    const result = await callModel({
+      handle: this.deps.model,
+      system,
+      messages: this.prompt(),
+      tools,
+      signal: this.deps.signal,
+      emit: this.emit,
+      newId: this.deps.newId,
+      now: this.deps.now,
+      step,
+      usedToolCallIds: this.usedToolCallIds,
+      retry: this.deps.retry,
+      estimatedInputTokens,
+    });
+    this.usage = addUsage(this.usage, result.usage);
+    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
+    this.calibration = recalibrate(this.calibration, estimatedInputTokens / this.calibration, result.usage.inputTokens);
+    return result;
+  }
+
+  /** What the model is sent: the summary of what came before, then the messages, long tool results shortened. */
+  private prompt(): HistoryMessage[] {
+    const messages = shortenToolResults(this.messages, this.deps.context.toolResultMaxChars);
+    return this.summary ? [summaryMessage(this.summary), ...messages] : messages;
+  }
+
+  private estimate(system: string, tools: ToolSpec[]): number {
+    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.calibration);
+  }
+
+  /** Before a call: compact when the prompt passes the budget; stop when even that cannot make it fit. */
+  private async fitContext(system: string, tools: ToolSpec[]): Promise<TurnOutcome | undefined> {
+    if (this.estimate(system, tools) <= this.budget.limit) return undefined;
+    await this.compact(Math.floor(this.budget.limit / 2), 'threshold', system, tools);
+    if (this.deps.signal.aborted) return this.cancelled();
+    return this.estimate(system, tools) > this.budget.window - this.budget.reserve ? this.contextFull() : undefined;
+  }
+
+  /** Summarises the oldest messages so that about `keepTokens` of recent ones stay verbatim. */
+  private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
+    const cut = chooseCut(this.messages, keepTokens);
+    if (cut <= 0) return;
+    const tokensBefore = this.estimate(system, tools);
+    const result = await summarize(this.deps.model, this.summary, this.messages.slice(0, cut), this.deps.signal);
+    this.usage = addUsage(this.usage, result.usage);
+    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage, purpose: 'compaction' });
+    if (!result.ok) {
+      console.error('compaction failed', this.input.turnId, result.error);
+      return;
+    }
+    this.summary = { text: result.text, messages: (this.summary?.messages ?? 0) + cut };
+    this.messages.splice(0, cut);
+    this.emit({
+      type: 'context-compacted',
+      summary: result.text,
+      messagesSummarized: cut,
+      totalSummarized: this.summary.messages,
+      tokensBefore,
+      tokensAfter: this.estimate(system, tools),
+      reason,
+    });
+  }
+
+  private contextFull(): TurnOutcome {
+    return this.stop('max_tokens', { code: 'context_full', message: 'The conversation no longer fits the model’s context window, even compacted.' });
   }
 
   private async handleToolCalls(calls: AssembledToolCall[]): Promise<TurnOutcome | undefined> {

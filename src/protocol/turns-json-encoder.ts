@@ -6,7 +6,7 @@
 import type { AssistantMessage, ToolMessage } from '../api/content';
 import type { AgentEvent } from '../agent/events';
 import type { WireEncoder } from './encoder';
-import { turnUsage } from './turns-usage';
+import { CompactionLog, turnUsage, type CompactionReport } from './turns-usage';
 
 export type TurnJsonBody = {
   stopReason: string;
@@ -15,6 +15,7 @@ export type TurnJsonBody = {
   usage: ReturnType<typeof turnUsage>;
   error?: { code: string; message: string };
   maxIterationsReached?: true;
+  compacted?: CompactionReport[];
 };
 
 type Entry = { message?: AssistantMessage | ToolMessage; toolCallId?: string };
@@ -22,6 +23,7 @@ type Entry = { message?: AssistantMessage | ToolMessage; toolCallId?: string };
 export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
   // Results fill the slot their call took when it was made (or answered), whatever order they end in.
   const entries: Entry[] = [];
+  const compactions = new CompactionLog();
   return {
     encode(event: AgentEvent): TurnJsonBody[] {
       switch (event.type) {
@@ -42,6 +44,9 @@ export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
           else entries.push({ message });
           return [];
         }
+        case 'context-compacted':
+          compactions.record(event);
+          return [];
         case 'turn-stop': {
           const body: TurnJsonBody = {
             stopReason: event.stopReason,
@@ -51,6 +56,7 @@ export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
           };
           if (event.error) body.error = event.error;
           if (event.maxIterationsReached) body.maxIterationsReached = true;
+          compactions.addTo(body);
           return [body];
         }
         default:

@@ -7,9 +7,10 @@
 import type { AgentEvent } from '../agent/events';
 import { assertNever } from '../lib/assert-never';
 import type { SseItem, WireEncoder } from './encoder';
-import { turnUsage } from './turns-usage';
+import { CompactionLog, turnUsage } from './turns-usage';
 
 export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<SseItem> {
+  const compactions = new CompactionLog();
   return {
     encode(event: AgentEvent): SseItem[] {
       switch (event.type) {
@@ -40,8 +41,12 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
           const data: Record<string, unknown> = { stopReason: event.stopReason, turnId: event.turnId, usage: turnUsage(event.usage, event.modelCalls) };
           if (event.error) data.error = event.error;
           if (event.maxIterationsReached) data.maxIterationsReached = true;
+          compactions.addTo(data);
           return [{ event: 'turn_stop', data }];
         }
+        case 'context-compacted':
+          compactions.record(event);
+          return [];
         case 'input-message':
         case 'tool-answer':
         case 'step-start':

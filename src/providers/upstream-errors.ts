@@ -7,6 +7,9 @@ import type { ModelStreamPart } from './types';
 
 export type ErrorPart = Extract<ModelStreamPart, { type: 'error' }>;
 
+/** How servers say the prompt does not fit (OpenAI, vLLM, llama.cpp, Anthropic, others). */
+const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|context window|prompt is too long|too many tokens|exceeds the context/i;
+
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
@@ -23,6 +26,9 @@ export async function httpErrorPart(response: Response, provider: string): Promi
   const detail = await response.text().catch(() => '');
   // The upstream's own words go to the log; the client reads the status.
   console.error(`${provider}: upstream answered`, response.status, detail.slice(0, 2000));
+  if ((response.status === 400 || response.status === 413) && CONTEXT_OVERFLOW.test(detail)) {
+    return { type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.' };
+  }
   const part: ErrorPart = {
     type: 'error',
     code: 'upstream_error',

@@ -54,4 +54,18 @@ export const MIGRATIONS: string[][] = [
     `ALTER TABLE turns ADD COLUMN events_pruned INTEGER NOT NULL DEFAULT 0`,
     `CREATE INDEX turns_by_idempotency_key ON turns (idempotency_key) WHERE idempotency_key IS NOT NULL`,
   ],
+  [
+    // A summary of every message up to `up_to_seq` (the originals stay in `messages`). The latest
+    // one and the messages after it are all a turn loads.
+    `CREATE TABLE compactions (
+       id INTEGER PRIMARY KEY AUTOINCREMENT,
+       turn_id TEXT NOT NULL,
+       up_to_seq INTEGER NOT NULL,
+       summary TEXT NOT NULL,
+       summarized INTEGER NOT NULL,
+       tokens_before INTEGER NOT NULL,
+       tokens_after INTEGER NOT NULL,
+       created_at INTEGER NOT NULL
+     )`,
+  ],
 ];

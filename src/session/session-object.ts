@@ -96,8 +96,15 @@ export class SessionObject extends DurableObject<Env> {
         for (const follower of followers) follower.deliver({ seq, event });
       };
 
+      // Bounded hydration: the latest summary and what came after it, never the whole history.
+      const compaction = this.store.latestCompaction();
+      const context = {
+        calibration: this.store.calibration(),
+        ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
+      };
+      const history = this.store.historyAfter(compaction?.upToSeq ?? 0);
       const done = runTurn(
-        { turnId, history: this.store.history(), answers, newMessages, clientTools: args.request.tools ?? [] },
+        { turnId, history, context, answers, newMessages, clientTools: args.request.tools ?? [] },
         {
           model,
           tools: defaultTools,
@@ -108,6 +115,7 @@ export class SessionObject extends DurableObject<Env> {
           maxIterations: config.maxIterations,
           toolTimeoutMs: config.toolTimeoutMs,
           retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
+          context: config.context,
           newId,
           now: Date.now,
         },

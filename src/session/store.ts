@@ -59,6 +59,11 @@ function toTurnRow(row: TurnRecord): TurnRow {
   };
 }
 
+export type CompactionRecord = { upToSeq: number; summary: string; summarized: number };
+
+/** How a compaction shows in `GET /sessions/{id}/messages`: marked, after what it summarises. */
+export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
+
 export type SessionSummary = {
   createdAt: string;
   updatedAt: string;
@@ -167,19 +172,80 @@ export class SessionStore implements NotesStore {
     this.sql.exec(`UPDATE tool_calls SET execution = ?, state = ? WHERE tool_call_id = ?`, execution, state, toolCallId);
   }
 
-  history(): HistoryMessage[] {
+  /** The messages after `seq`, in order: what a turn loads after the latest compaction. */
+  historyAfter(seq: number): HistoryMessage[] {
     return this.sql
-      .exec<MessageRow>(`SELECT seq, body, parts FROM messages ORDER BY seq`)
+      .exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq`, seq)
       .toArray()
       .map((row) => this.readMessage(row));
   }
 
-  page(limit: number, after: number | undefined): { messages: HistoryMessage[]; next?: string } {
+  history(): HistoryMessage[] {
+    return this.historyAfter(0);
+  }
+
+  // --- context: compactions and the token calibration ---------------------------------------------
+
+  latestCompaction(): CompactionRecord | undefined {
+    if (!this.exists()) return undefined;
+    const row = this.sql
+      .exec<{ up_to_seq: number; summary: string; summarized: number }>(`SELECT up_to_seq, summary, summarized FROM compactions ORDER BY id DESC LIMIT 1`)
+      .toArray()[0];
+    return row && { upToSeq: row.up_to_seq, summary: row.summary, summarized: row.summarized };
+  }
+
+  /** Records a summary of the next `messagesSummarized` messages after the previous compaction. */
+  addCompaction(
+    turnId: string,
+    compaction: { summary: string; messagesSummarized: number; totalSummarized: number; tokensBefore: number; tokensAfter: number },
+  ): void {
+    const after = this.latestCompaction()?.upToSeq ?? 0;
+    const last = this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?`, after, compaction.messagesSummarized - 1)
+      .toArray()[0];
+    if (!last) throw new Error(`Cannot find the last of ${compaction.messagesSummarized} messages to summarise.`);
+    this.sql.exec(
+      `INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      turnId,
+      last.seq,
+      compaction.summary,
+      compaction.totalSummarized,
+      compaction.tokensBefore,
+      compaction.tokensAfter,
+      this.now(),
+    );
+  }
+
+  calibration(): number {
+    return Number(this.meta('token_calibration') ?? 1);
+  }
+
+  setCalibration(value: number): void {
+    this.setMeta('token_calibration', String(value));
+  }
+
+  page(limit: number, after: number | undefined): { messages: (HistoryMessage | CompactionMarker)[]; next?: string } {
     const rows = this.sql
       .exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after ?? 0, limit + 1)
       .toArray();
     const page = rows.slice(0, limit);
-    const result: { messages: HistoryMessage[]; next?: string } = { messages: page.map((row) => this.readMessage(row)) };
+    // Compaction records stand, marked, right after the last message they summarise.
+    const markers = new Map(
+      this.sql
+        .exec<{ up_to_seq: number; summary: string; summarized: number }>(
+          `SELECT up_to_seq, summary, summarized FROM compactions WHERE up_to_seq > ? AND up_to_seq <= ?`,
+          after ?? 0,
+          page.at(-1)?.seq ?? 0,
+        )
+        .toArray()
+        .map((row) => [row.up_to_seq, { role: 'compaction' as const, summary: row.summary, summarizedMessages: row.summarized }]),
+    );
+    const result: { messages: (HistoryMessage | CompactionMarker)[]; next?: string } = {
+      messages: page.flatMap((row) => {
+        const marker = markers.get(row.seq);
+        return marker ? [this.readMessage(row), marker] : [this.readMessage(row)];
+      }),
+    };
     const last = page.at(-1);
     if (rows.length > limit && last) result.next = String(last.seq);
     return result;

@@ -4,12 +4,24 @@
  * answers change call state only; they are never stored as messages.
  */
 import type { AgentEvent } from '../agent/events';
+import { recalibrate } from '../agent/context/token-estimate';
 import { assertNever } from '../lib/assert-never';
 import type { SessionStore } from './store';
 
 export function createTurnRecorder(store: SessionStore, turnId: string): (event: AgentEvent) => void {
+  let estimate = 0;
   return (event) => {
     switch (event.type) {
+      case 'model-call-start':
+        estimate = event.estimatedInputTokens;
+        return;
+      case 'model-call-end':
+        // The provider's count corrects our estimate for the next turns of this session.
+        store.setCalibration(recalibrate(store.calibration(), estimate / store.calibration(), event.usage.inputTokens));
+        return;
+      case 'context-compacted':
+        store.addCompaction(turnId, event);
+        return;
       case 'input-message':
         store.appendMessage(turnId, event.message);
         return;
@@ -40,9 +52,7 @@ export function createTurnRecorder(store: SessionStore, turnId: string): (event:
       case 'turn-start':
       case 'step-start':
       case 'step-end':
-      case 'model-call-start':
       case 'model-call-retry':
-      case 'model-call-end':
       case 'text-start':
       case 'text-delta':
       case 'text-end':

@@ -27,6 +27,7 @@ export async function replayThrough(
     step: 1,
     usedToolCallIds: new Set(),
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
+    estimatedInputTokens: 0,
   });
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
   const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');

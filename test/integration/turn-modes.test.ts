@@ -177,7 +177,10 @@ describe.each(MODES)('stream: "%s"', (mode: Mode) => {
     const id = newSessionId(mode);
     const result = await send(id, [user('demo:long')]);
     expect(result.calls).toEqual([]);
-    expect(result.stop).toEqual({ stopReason: 'max_tokens' });
+    expect(result.stop).toEqual({
+      stopReason: 'max_tokens',
+      error: { code: 'output_limit', message: 'The model reached its output limit before it finished.' },
+    });
     const stored = await history(id);
     expect(stored[1].content).toBe('This answer runs on and on until the output limit cuts it while it writes a tool call');
     checkHistoryInvariants(stored);

@@ -50,11 +50,20 @@ async function run(provider: ModelProvider, tools: ServerTool<any>[], options: {
     maxIterations: 5,
     toolTimeoutMs: 500,
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2, baseDelayMs: 1 },
+    context: { windowOverride: { byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000 },
     newId: (prefix) => `${prefix}_${++ids}`,
     now: () => 0,
   };
   const outcome = await runTurn(
-    { turnId: 'turn_1', history: [], answers: [], newMessages: [{ role: 'user', content: 'go' }], clientTools: [], ...options.input },
+    {
+      turnId: 'turn_1',
+      history: [],
+      context: { calibration: 1 },
+      answers: [],
+      newMessages: [{ role: 'user', content: 'go' }],
+      clientTools: [],
+      ...options.input,
+    },
     deps,
   );
   checkStream(events);

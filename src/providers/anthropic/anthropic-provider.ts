@@ -150,6 +150,10 @@ async function* readStream(
           break;
         case 'message_stop':
           yield { type: 'usage', usage: mapUsage(reported) };
+          if (stopReason === 'model_context_window_exceeded') {
+            yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
+            return;
+          }
           yield { type: 'finish', reason: mapStopReason(stopReason) };
           return;
         case 'ping':

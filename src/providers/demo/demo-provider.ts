@@ -3,7 +3,8 @@
  * with usage (about four characters a token), so that every encoder and the whole loop run offline.
  */
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { lastUserText, planForUserText, summarizeToolResults, type DemoPlan } from './demo-rules';
+import { SUMMARY_SYSTEM_PROMPT } from '../../agent/context/compaction';
+import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, type DemoPlan } from './demo-rules';
 
 export const DEMO_MODEL_ID = 'demo:demo';
 
@@ -36,7 +37,7 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
       const names = plan.calls.map((call) => call.name).join(', ');
       yield* say('thinking-delta', `The message asks for ${names}; I will call ${plan.calls.length === 1 ? 'it' : 'them'}.`);
       yield* say('text-delta', `Let me use ${names}.`);
-      const base = request.messages.length;
+      const base = absoluteLength(request.messages);
       for (const [index, call] of plan.calls.entries()) {
         const json = JSON.stringify(call.input);
         const half = Math.ceil(json.length / 2);
@@ -55,7 +56,7 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
       return;
     case 'long':
       yield* say('text-delta', 'This answer runs on and on until the output limit cuts it while it writes a tool call');
-      yield { type: 'tool-call-delta', index: 0, id: `call_demo_${request.messages.length}_0`, name: 'calculator', argumentsDelta: '{"expression": "1+' };
+      yield { type: 'tool-call-delta', index: 0, id: `call_demo_${absoluteLength(request.messages)}_0`, name: 'calculator', argumentsDelta: '{"expression": "1+' };
       yield usage();
       yield { type: 'finish', reason: 'max_tokens' };
       return;
@@ -66,7 +67,18 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
   }
 }
 
+/**
+ * The conversation's length as if nothing were summarised: a compacted prompt starts with a summary
+ * that names how many messages it stands for. Keeps the demo's call ids unique in a session.
+ */
+function absoluteLength(messages: ModelRequest['messages']): number {
+  const first = messages[0];
+  const summarized = first?.role === 'user' && typeof first.content === 'string' ? /^\[Summary of the earlier conversation, (\d+) messages\]/.exec(first.content) : null;
+  return summarized ? Number(summarized[1]) + messages.length - 1 : messages.length;
+}
+
 function planFor(request: ModelRequest, offered: Set<string>): DemoPlan {
+  if (request.system === SUMMARY_SYSTEM_PROMPT) return { kind: 'text', thinking: 'I summarise the conversation.', text: summarizeConversation(request.messages) };
   const last = request.messages.at(-1);
   const text = lastUserText(request.messages);
   if (last?.role === 'tool') {

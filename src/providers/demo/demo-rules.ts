@@ -102,3 +102,12 @@ export function summarizeToolResults(messages: HistoryMessage[]): string {
   }
   return `Here is what the tools returned:\n${lines.join('\n')}`;
 }
+
+/** The demo's summary for compaction: how much it covers and what the user asked, shortened. */
+export function summarizeConversation(messages: HistoryMessage[]): string {
+  const transcript = typeof messages[0]?.content === 'string' ? messages[0].content : '';
+  const asked = [...transcript.matchAll(/^user: (.*)$/gm)].map((match) => (match[1] ?? '').slice(0, 40));
+  const previous = /^Summary so far \((\d+) messages\)/.exec(transcript)?.[1];
+  const lines = transcript.split('\n').filter((line) => /^(user|assistant|tool|system): /.test(line)).length;
+  return `The demo model's summary of ${lines} messages${previous ? ` (and ${previous} summarised before)` : ''}. The user asked: ${asked.join('; ') || 'nothing'}.`;
+}

@@ -1,0 +1,92 @@
+/**
+ * Compaction: when the next prompt would pass the budget, the oldest part of the history (after the
+ * previous summary) is summarised by the model in a side call, and the prompt becomes system +
+ * summary + the recent messages. The cut falls only where a user message begins, so a tool call is
+ * never separated from its result; a new summary folds in the previous one (a summary of summaries).
+ */
+import type { HistoryMessage, UserMessage } from '../../api/content';
+import type { ModelHandle } from '../../providers/types';
+import type { TurnError } from '../events';
+import { emptyUsage, type Usage } from '../usage';
+import { estimateMessageTokens } from './token-estimate';
+
+export const SUMMARY_SYSTEM_PROMPT =
+  'You summarise conversations for an assistant that will continue them. Write a compact summary of ' +
+  'the conversation below: the user’s goals and facts they gave, decisions made, tool results that ' +
+  'still matter, and open questions. Keep names, numbers and identifiers exactly. Answer with the summary only.';
+
+export type Summary = { text: string; messages: number };
+
+/** The summary as the first message of a prompt. */
+export function summaryMessage(summary: Summary): UserMessage {
+  return { role: 'user', content: `[Summary of the earlier conversation, ${summary.messages} messages]\n${summary.text}` };
+}
+
+/**
+ * The index of the first message to keep so that what is kept fits `keepTokens`; 0 when nothing can
+ * be summarised (no user message to cut at after the first).
+ */
+export function chooseCut(messages: HistoryMessage[], keepTokens: number): number {
+  let kept = 0;
+  let cut = 0;
+  for (let index = messages.length - 1; index > 0; index--) {
+    kept += estimateMessageTokens(messages[index]!);
+    if (messages[index]!.role === 'user') {
+      cut = index;
+      if (kept >= keepTokens) break;
+    }
+  }
+  // Keep at least the latest user message and what follows it.
+  return cut;
+}
+
+export function transcript(previous: Summary | undefined, messages: HistoryMessage[]): string {
+  const lines: string[] = [];
+  if (previous) lines.push(`Summary so far (${previous.messages} messages):\n${previous.text}\n`);
+  for (const message of messages) lines.push(`${message.role}: ${render(message)}`);
+  return lines.join('\n');
+}
+
+export type SummaryResult = { ok: true; text: string; usage: Usage } | { ok: false; error: TurnError; usage: Usage };
+
+/** The side call: the model asked for a summary, no tools, its text collected. */
+export async function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal): Promise<SummaryResult> {
+  let text = '';
+  let usage = emptyUsage();
+  try {
+    for await (const part of handle.provider.stream({
+      model: handle.model,
+      system: SUMMARY_SYSTEM_PROMPT,
+      messages: [{ role: 'user', content: transcript(previous, messages) }],
+      tools: [],
+      signal,
+    })) {
+      if (part.type === 'text-delta') text += part.delta;
+      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+      else if (part.type === 'error') return { ok: false, error: { code: part.code, message: part.message }, usage };
+      else if (part.type === 'finish') return text.trim() ? { ok: true, text: text.trim(), usage } : { ok: false, error: { code: 'empty_summary', message: 'The model gave an empty summary.' }, usage };
+    }
+  } catch (cause) {
+    return { ok: false, error: { code: 'internal_error', message: cause instanceof Error ? cause.message : String(cause) }, usage };
+  }
+  return { ok: false, error: { code: 'upstream_cut', message: 'The summary stream ended before it finished.' }, usage };
+}
+
+function render(message: HistoryMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((block) => {
+      switch (block.type) {
+        case 'text':
+          return block.text;
+        case 'thinking':
+          return '';
+        case 'tool_use':
+          return `[called ${block.name} ${JSON.stringify(block.input)}]`;
+        default:
+          return '[image]';
+      }
+    })
+    .filter(Boolean)
+    .join(' ');
+}

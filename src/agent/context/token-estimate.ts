@@ -1,0 +1,41 @@
+/**
+ * Prompt size in tokens, estimated before a call: about four characters a token plus a small cost per
+ * message, multiplied by a per-session calibration that the tokens providers report correct after
+ * every call. No tokenizer is bundled: the encodings of the OpenAI family weigh megabytes, which an
+ * edge Worker pays on every cold start, and no one tokenizer fits every provider this service speaks.
+ */
+import type { HistoryMessage } from '../../api/content';
+import type { ToolSpec } from '../../providers/types';
+
+const CHARS_PER_TOKEN = 4;
+const PER_MESSAGE = 4;
+
+export function estimateTokens(system: string, messages: HistoryMessage[], tools: ToolSpec[]): number {
+  let chars = system.length;
+  for (const message of messages) chars += contentChars(message) + PER_MESSAGE * CHARS_PER_TOKEN;
+  for (const tool of tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length;
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+export function estimateMessageTokens(message: HistoryMessage): number {
+  return Math.ceil(contentChars(message) / CHARS_PER_TOKEN) + PER_MESSAGE;
+}
+
+/** The next calibration after a call: reported over estimated, smoothed, within sane bounds. */
+export function recalibrate(previous: number, estimated: number, reported: number): number {
+  if (estimated <= 0 || reported <= 0) return previous;
+  const observed = Math.min(4, Math.max(0.25, reported / estimated));
+  return Math.round((previous * 0.5 + observed * 0.5) * 1000) / 1000;
+}
+
+function contentChars(message: HistoryMessage): number {
+  if (typeof message.content === 'string') return message.content.length;
+  let chars = 0;
+  for (const block of message.content) {
+    if (block.type === 'text') chars += block.text.length;
+    else if (block.type === 'thinking') chars += block.thinking.length + (block.signature?.length ?? 0) / 4;
+    else if (block.type === 'tool_use') chars += block.name.length + JSON.stringify(block.input).length;
+    else chars += 1000; // an image: providers count them by size; a fixed share keeps the estimate honest
+  }
+  return chars;
+}

@@ -31,6 +31,9 @@ export default defineConfig({
           MAX_ITERATIONS: '3',
           // The suites fire many requests as the one local user; the limit has tests of its own.
           RATE_LIMIT_PER_MINUTE: '0',
+          // Small windows for the context tests; every other model keeps its own.
+          MODEL_CONTEXT_TOKENS: 'openai:script/echo=3000,openai:script/overflow=3000,demo:small=2000',
+          TOOL_RESULT_MAX_CHARS: '2000',
         },
       },
     })),

@@ -10,6 +10,9 @@ import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
 import { retryDelay, sleep, type RetryPolicy } from './retry-policy';
 
+/** The tool call ids a conversation has used (a Set will do). */
+export type ToolCallIds = { has(id: string): boolean; add(id: string): unknown };
+
 export type AssembledToolCall = {
   toolCallId: string;
   name: string;
@@ -41,7 +44,7 @@ export type ModelCallOptions = {
    * Tool call ids already in the conversation. Some servers reuse ids (`call_0` in every response);
    * a reused id would pair a result with the wrong call, so it is replaced by a fresh one.
    */
-  usedToolCallIds: Set<string>;
+  usedToolCallIds: ToolCallIds;
   retry: RetryPolicy;
   estimatedInputTokens: number;
 };
@@ -127,7 +130,7 @@ class BlockAssembler {
     private readonly callId: string,
     private readonly emit: Emit,
     private readonly newId: (prefix: string) => string,
-    private readonly usedToolCallIds: Set<string>,
+    private readonly usedToolCallIds: ToolCallIds,
   ) {}
 
   push(part: Exclude<ModelStreamPart, { type: 'error' | 'finish' | 'usage' }>): void {

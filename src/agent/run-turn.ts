@@ -11,7 +11,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolContext } from '../tools/types';
 import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
-import { callModel, type AssembledToolCall } from './model-call';
+import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
 import type { RetryPolicy } from './retry-policy';
 import { chooseCut, summarize, summaryMessage, type Summary } from './context/compaction';
 import { contextBudget, type ContextBudget, type ContextSettings } from './context/context-window';
@@ -46,6 +46,8 @@ export type TurnDeps = {
   toolTimeoutMs: number;
   retry: RetryPolicy;
   context: ContextSettings;
+  /** Whether the session used a tool call id in messages this turn did not load. */
+  isToolCallIdUsed?: (id: string) => boolean;
   newId: (prefix: string) => string;
   now: () => number;
 };
@@ -74,7 +76,7 @@ class Turn {
   private readonly messages: HistoryMessage[];
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
-  private readonly usedToolCallIds: Set<string>;
+  private readonly usedToolCallIds: ToolCallIds;
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
   private summary: Summary | undefined;
@@ -90,7 +92,9 @@ class Turn {
     this.summary = input.context.summary;
     this.calibration = input.context.calibration;
     this.budget = contextBudget(deps.model.id, deps.context);
-    this.usedToolCallIds = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
+    const seen = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
+    // The loaded messages may be only the latest part of the history; the session knows the rest.
+    this.usedToolCallIds = { has: (id) => seen.has(id) || (deps.isToolCallIdUsed?.(id) ?? false), add: (id) => seen.add(id) };
   }
 
   private emit: Emit = (event: AgentEvent) => {

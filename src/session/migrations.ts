@@ -68,4 +68,15 @@ export const MIGRATIONS: string[][] = [
        created_at INTEGER NOT NULL
      )`,
   ],
+  [
+    // Every tool call id the session has used, so that a server that reuses ids (`call_0` in every
+    // response) cannot pair a new call with an old result, even with the old messages not loaded.
+    `CREATE TABLE tool_call_ids (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+    `INSERT OR IGNORE INTO tool_call_ids (id)
+       SELECT json_extract(block.value, '$.toolCallId')
+       FROM messages, json_each(messages.body, '$.content') AS block
+       WHERE messages.role = 'assistant' AND messages.parts = 1
+         AND json_type(messages.body, '$.content') = 'array'
+         AND json_extract(block.value, '$.type') = 'tool_use'`,
+  ],
 ];

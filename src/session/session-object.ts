@@ -116,6 +116,7 @@ export class SessionObject extends DurableObject<Env> {
           toolTimeoutMs: config.toolTimeoutMs,
           retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
           context: config.context,
+          isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
           newId,
           now: Date.now,
         },

@@ -144,6 +144,7 @@ export class SessionStore implements NotesStore {
       this.insertMessage(seq, turnId, message);
       const calls = typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use');
       for (const [index, call] of calls.entries()) {
+        this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, call.toolCallId);
         this.sql.exec(
           `INSERT INTO tool_calls (tool_call_id, result_seq, name, input, execution, state) VALUES (?, ?, ?, ?, 'trusted', 'running')`,
           call.toolCallId,
@@ -214,6 +215,10 @@ export class SessionStore implements NotesStore {
       compaction.tokensAfter,
       this.now(),
     );
+  }
+
+  hasToolCallId(id: string): boolean {
+    return this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
   }
 
   calibration(): number {

@@ -10,10 +10,15 @@
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/slow          streams ten text chunks 150 ms apart
+ *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
+ *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
+ *                        and summarises when asked to (the summary prompt)
+ *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
- * Every request body is kept; `GET /__log` returns them, for tests of what the Worker sent.
+ * Every request body is kept, with its size as the stand-in counts it; `GET /__log` returns them, for
+ * tests of what the Worker sent.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,7 +37,28 @@ export function fixtureNames(): string[] {
     );
 }
 
-export const SCRIPTED_MODELS = ['status/500', 'status/429', 'hang', 'silent', 'stall', 'flaky/1', 'flaky/3', 'script/calc', 'script/slow'];
+export const SCRIPTED_MODELS = [
+  'status/500',
+  'status/429',
+  'hang',
+  'silent',
+  'stall',
+  'flaky/1',
+  'flaky/3',
+  'script/calc',
+  'script/slow',
+  'script/echo',
+  'script/overflow',
+];
+
+/** The window the stand-in enforces for script/echo, in tokens (about four characters each). */
+export const ECHO_WINDOW_TOKENS = 3000;
+
+/** Roughly how a server counts a prompt: characters of content and tools, over four. */
+export function promptTokens(body: { messages: { content: unknown }[]; tools?: unknown[] }): number {
+  const chars = body.messages.reduce((sum, message) => sum + JSON.stringify(message.content ?? '').length + 16, 0);
+  return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
+}
 
 export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc'];
 
@@ -49,10 +75,11 @@ export function upstreamModels(): string[] {
     ...anthropic.map((name) => `anthropic:cut/${name}`),
     ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
     ...['text', 'native-tool', 'openai-tools', 'client-tool', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
+    'demo:small',
   ];
 }
 
-type ChatBody = { model: string; messages: { role: string; content: unknown }[] };
+type ChatBody = { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
 
 export function startUpstream(): Promise<{ server: Server; url: string }> {
   const log: unknown[] = [];
@@ -85,7 +112,12 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
-  log.push({ ...body, authorization: request.headers.authorization ?? null, apiKey: request.headers['x-api-key'] ?? null });
+  log.push({
+    ...body,
+    authorization: request.headers.authorization ?? null,
+    apiKey: request.headers['x-api-key'] ?? null,
+    promptTokens: promptTokens(body),
+  });
   // A request the Worker aborts (a cancel, a timeout) shows in the log as `closedEarly`.
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
@@ -139,7 +171,28 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
 }
 
 async function script(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
+  const summarising = String(body.messages[0]?.content ?? '').startsWith('You summarise conversations');
+  const overflow = (name === 'overflow' && !summarising) || (name === 'echo' && promptTokens(body) > ECHO_WINDOW_TOKENS);
+  if (overflow) {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { message: "This model's maximum context length is 3000 tokens.", code: 'context_length_exceeded' } }));
+    return;
+  }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (name === 'echo' || name === 'overflow') {
+    const last = body.messages.at(-1);
+    if (summarising) {
+      const lines = String(last?.content ?? '').split('\n').length;
+      response.write(chunk({ content: `Summary of ${lines} lines: the user sent numbered messages and asked for sums.` }));
+      response.write(chunk({}, 'stop'));
+    } else if (!afterTool && typeof last?.content === 'string' && last.content.includes('calc')) {
+      response.write(chunk({ tool_calls: [{ index: 0, id: `call_echo_${body.messages.length}`, type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+3"}' } }] }));
+      response.write(chunk({}, 'tool_calls'));
+    } else {
+      response.write(chunk({ content: `ok, ${body.messages.length} messages in the prompt` }));
+      response.write(chunk({}, 'stop'));
+    }
+  }
   if (name === 'calc') {
     if (afterTool) {
       response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
@@ -158,7 +211,9 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
     }
     response.write(chunk({}, 'stop'));
   }
-  response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
+  // script/echo reports the prompt as the stand-in counts it, so the Worker can calibrate its estimate.
+  const promptCount = name === 'echo' ? promptTokens(body) : 12;
+  response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptCount, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
   response.end('data: [DONE]\n\n');
 }
 

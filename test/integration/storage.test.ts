@@ -101,17 +101,25 @@ describe('migrations', () => {
       // What the first deploy wrote: schema 1, one exchange, a turn that ended.
       const sql = state.storage.sql;
       for (const statement of MIGRATIONS[0]!) sql.exec(statement);
-      for (const [key, value] of [['schema_version', '1'], ['session_id', id], ['created_at', '1'], ['updated_at', '1'], ['next_seq', '3']]) {
+      for (const [key, value] of [['schema_version', '1'], ['session_id', id], ['created_at', '1'], ['updated_at', '1'], ['next_seq', '4']]) {
         sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, value);
       }
       sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (1, 't', 'user', '{"role":"user","content":"old"}', 1)`);
-      sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (2, 't', 'assistant', '{"role":"assistant","content":"reply"}', 1)`);
+      sql.exec(
+        `INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (2, 't', 'assistant', '{"role":"assistant","content":[{"type":"text","text":"reply"},{"type":"tool_use","toolCallId":"call_old","name":"calculator","input":{}}]}', 1)`,
+      );
+      sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (3, 't', 'tool', '{"role":"tool","toolCallId":"call_old","content":"2"}', 1)`);
       sql.exec(`INSERT INTO turns (turn_id, status, model, started_at, ended_at, stop_reason) VALUES ('t', 'finished', 'demo:demo', 1, 1, 'end_turn')`);
     });
     const { abortAllDurableObjects } = await import('cloudflare:test');
     await abortAllDurableObjects();
     const next = await turn(id, { messages: [user('new')] });
     expect(next.status).toBe(200);
-    expect((await history(id)).map((m) => m.content).slice(0, 3)).toEqual(['old', 'reply', 'new']);
+    const stored = await history(id);
+    expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(stored[3].content).toBe('new');
+    // The ids of the old tool calls were indexed on the way up.
+    const indexed = await runInDurableObject(stubFor(id), async (_instance, state) => new SessionStore(state.storage).hasToolCallId('call_old'));
+    expect(indexed).toBe(true);
   });
 });

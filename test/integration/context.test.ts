@@ -1,0 +1,92 @@
+/**
+ * Context that never overflows: against a stand-in with a 3,000-token window, a long session never
+ * sends a prompt over it, compacts by summary calls that are stored, keeps every tool call paired and
+ * every original message; an overflow answer brings one harder compaction, then max_tokens; a huge
+ * tool result is stored whole and sent shortened.
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { checkHistoryInvariants, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
+
+const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
+const WINDOW = 3000;
+
+async function sentWith(marker: string): Promise<any[]> {
+  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
+  return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
+}
+
+const isSummaryCall = (body: any) => String(body.messages[0]?.content).startsWith('You summarise conversations');
+
+describe('context management', () => {
+  it('keeps a 1,000-turn session within the window, summarising as it grows, losing nothing', { timeout: 120_000 }, async () => {
+    const id = newSessionId('long');
+    const model = 'openai:script/echo';
+    let compactions = 0;
+    for (let index = 0; index < 1000; index++) {
+      const text = index % 10 === 9 ? `${id} message ${index}: calc please` : `${id} message ${index}: ${'words '.repeat(10)}`;
+      const body = await jsonTurn(id, { messages: [user(text)], model });
+      expect(body.stopReason).toBe('end_turn');
+      compactions += body.compacted?.length ?? 0;
+    }
+    const sent = await sentWith(id);
+    const summaries = sent.filter(isSummaryCall);
+    expect(summaries.length).toBeGreaterThan(5);
+    expect(summaries.length).toBe(compactions);
+    expect(sent.length).toBeGreaterThan(1100); // 1,000 answers, 100 tool rounds, the summaries
+    for (const body of sent) expect(body.promptTokens).toBeLessThanOrEqual(WINDOW);
+
+    const stored = await history(id);
+    const messages = stored.filter((m) => m.role !== 'compaction');
+    const markers = stored.filter((m) => m.role === 'compaction');
+    expect(markers).toHaveLength(compactions);
+    expect(markers.at(-1).summarizedMessages).toBeGreaterThan(markers[0].summarizedMessages);
+    expect(messages.filter((m) => m.role === 'user')).toHaveLength(1000);
+    expect(messages.filter((m) => m.role === 'tool')).toHaveLength(100);
+    checkHistoryInvariants(messages);
+  });
+
+  it('compacts harder once on an overflow answer, then stops with max_tokens "context_full"', async () => {
+    const id = newSessionId('overflow');
+    for (let index = 0; index < 6; index++) await jsonTurn(id, { messages: [user(`${id} ${index} ${'padding '.repeat(20)}`)], model: 'openai:script/echo' });
+    const body = await jsonTurn(id, { messages: [user(`${id} and now?`)], model: 'openai:script/overflow' });
+    expect(body).toMatchObject({ stopReason: 'max_tokens', error: { code: 'context_full' } });
+    expect(body.compacted).toEqual([expect.objectContaining({ reason: 'overflow' })]);
+    const overflowCalls = (await sentWith(id)).filter((sent) => sent.model === 'script/overflow');
+    // The two tries at the answer, and the summary call between them.
+    expect(overflowCalls).toHaveLength(3);
+    expect(isSummaryCall(overflowCalls[1])).toBe(true);
+  });
+
+  it('stores a huge tool result whole and sends it to the model shortened', async () => {
+    const id = newSessionId('huge');
+    const tools = [{ name: 'fetch_page' }];
+    const first = await jsonTurn(id, { messages: [user('call fetch_page {}')], tools, model: 'demo:demo' });
+    const callId = first.messages[0].content.find((b: any) => b.type === 'tool_use').toolCallId;
+    const page = `${'HEAD '.repeat(200)}${'x'.repeat(100_000)}${' TAIL'.repeat(200)}`;
+    const second = await jsonTurn(id, { messages: [{ role: 'tool', toolCallId: callId, content: page }, user(`${id} summarise it`)], tools, model: 'openai:script/echo' });
+    expect(second.stopReason).toBe('end_turn');
+    const stored = await history(id);
+    expect(stored[2].content).toBe(page);
+    const [sent] = await sentWith(id);
+    const toolMessage = sent.messages.find((m: any) => m.role === 'tool');
+    expect(toolMessage.content.length).toBeLessThan(2200);
+    expect(toolMessage.content.startsWith('HEAD HEAD')).toBe(true);
+    expect(toolMessage.content.endsWith('TAIL TAIL')).toBe(true);
+    expect(toolMessage.content).toMatch(/characters of this tool result were cut here/);
+  });
+
+  it('compacts on the demo model too, with the compaction told on turn_stop', async () => {
+    const id = newSessionId('demo-small');
+    let told: any[] = [];
+    for (let index = 0; index < 40 && told.length === 0; index++) {
+      const result = await turn(id, { messages: [user(`message ${index}: ${'lorem ipsum '.repeat(15)}`)], model: 'demo:small', stream: 'delta' });
+      if (result.mode === 'none') throw new Error('expected a stream');
+      told = result.events.at(-1)!.data.compacted ?? [];
+    }
+    expect(told).toEqual([expect.objectContaining({ reason: 'threshold', messagesSummarized: expect.any(Number) })]);
+    expect(told[0].tokensAfter).toBeLessThan(told[0].tokensBefore);
+    const marker = (await history(id)).find((m) => m.role === 'compaction');
+    expect(marker.summary).toMatch(/^The demo model's summary of \d+ messages/);
+  });
+});

@@ -2,42 +2,44 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 import { upstreamModels } from './test/helpers/upstream-server.ts';
 
-export default defineConfig({
-  plugins: [
-    cloudflareTest(({ inject }) => ({
-      main: './src/index.ts',
-      wrangler: { configPath: './wrangler.toml' },
-      miniflare: {
-        // The Workers AI binding, stubbed at its own interface (`run`) by a worker of its own.
-        serviceBindings: { AI: { name: 'ai-stub', entrypoint: 'AiStub' } },
-        workers: [
-          {
-            name: 'ai-stub',
-            modules: true,
-            scriptPath: './test/helpers/ai-binding-stub.mjs',
-            compatibilityDate: '2026-04-20',
-          },
-        ],
-        bindings: {
-          OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
-          OPENAI_API_KEY: 'test-key',
-          ANTHROPIC_BASE_URL: inject('upstreamUrl'),
-          ANTHROPIC_API_KEY: 'test-anthropic-key',
-          MODELS: upstreamModels().join(','),
-          UPSTREAM_CONNECT_TIMEOUT_MS: '1500',
-          UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',
-          UPSTREAM_IDLE_TIMEOUT_MS: '1500',
-          UPSTREAM_MAX_RETRIES: '1',
-          MAX_ITERATIONS: '3',
-          // The suites fire many requests as the one local user; the limit has tests of its own.
-          RATE_LIMIT_PER_MINUTE: '0',
-          // Small windows for the context tests; every other model keeps its own.
-          MODEL_CONTEXT_TOKENS: 'openai:script/echo=3000,openai:script/overflow=3000,demo:small=2000',
-          TOOL_RESULT_MAX_CHARS: '2000',
+/** The Workers pool with the stand-in upstream: the same for the tests and the benchmarks. */
+export const workersPool = () =>
+  cloudflareTest(({ inject }) => ({
+    main: './src/index.ts',
+    wrangler: { configPath: './wrangler.toml' },
+    miniflare: {
+      // The Workers AI binding, stubbed at its own interface (`run`) by a worker of its own.
+      serviceBindings: { AI: { name: 'ai-stub', entrypoint: 'AiStub' } },
+      workers: [
+        {
+          name: 'ai-stub',
+          modules: true,
+          scriptPath: './test/helpers/ai-binding-stub.mjs',
+          compatibilityDate: '2026-04-20',
         },
+      ],
+      bindings: {
+        OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+        OPENAI_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: inject('upstreamUrl'),
+        ANTHROPIC_API_KEY: 'test-anthropic-key',
+        MODELS: upstreamModels().join(','),
+        UPSTREAM_CONNECT_TIMEOUT_MS: '1500',
+        UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',
+        UPSTREAM_IDLE_TIMEOUT_MS: '1500',
+        UPSTREAM_MAX_RETRIES: '1',
+        MAX_ITERATIONS: '3',
+        // The suites fire many requests as the one local user; the limit has tests of its own.
+        RATE_LIMIT_PER_MINUTE: '0',
+        // Small windows for the context tests; every other model keeps its own.
+        MODEL_CONTEXT_TOKENS: 'openai:script/echo=3000,openai:script/overflow=3000,demo:small=2000',
+        TOOL_RESULT_MAX_CHARS: '2000',
       },
-    })),
-  ],
+    },
+  }));
+
+export default defineConfig({
+  plugins: [workersPool()],
   test: {
     globalSetup: ['./test/global-setup.ts'],
     include: ['test/**/*.test.ts'],

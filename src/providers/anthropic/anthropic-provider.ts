@@ -6,11 +6,10 @@
  *
  * Completion is proven by `message_stop`: a stream that ends without it was cut.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { Usage } from '../../agent/usage';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { httpErrorPart, type ErrorPart } from '../upstream-errors';
-import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
+import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';
+import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
@@ -48,126 +47,87 @@ export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicP
   return body;
 }
 
-async function* streamMessages(request: ModelRequest, options: AnthropicProviderOptions): AsyncGenerator<ModelStreamPart> {
-  const timer = new UpstreamTimer(options.timeouts, request.signal);
-  const fail = (code: string, message: string, retryable: boolean): ErrorPart => {
-    if (request.signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
-    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
-    return { type: 'error', code, message, retryable };
-  };
-  try {
-    let response: Response;
-    try {
-      response = await (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          'anthropic-version': ANTHROPIC_VERSION,
-          ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
-        },
-        body: JSON.stringify(buildRequestBody(request, options)),
-        signal: timer.signal,
-      });
-    } catch (cause) {
-      if (!timer.signal.aborted) console.error('anthropic: request failed', cause);
-      yield fail('upstream_unreachable', 'The model server could not be reached.', true);
-      return;
-    }
-    if (!response.ok || !response.body) {
-      yield await httpErrorPart(response, 'anthropic');
-      return;
-    }
-    timer.enter('first-byte');
-    yield* readStream(response.body, timer, fail);
-  } finally {
-    timer.clear();
-  }
+function streamMessages(request: ModelRequest, options: AnthropicProviderOptions): AsyncGenerator<ModelStreamPart> {
+  const send = (signal: AbortSignal) =>
+    (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'anthropic-version': ANTHROPIC_VERSION,
+        ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+      },
+      body: JSON.stringify(buildRequestBody(request, options)),
+      signal,
+    });
+  return streamOverHttp('anthropic', request.signal, options.timeouts, send, readEvents);
 }
 
-async function* readStream(
-  body: ReadableStream<Uint8Array>,
-  timer: UpstreamTimer,
-  fail: (code: string, message: string, retryable: boolean) => ErrorPart,
-): AsyncGenerator<ModelStreamPart> {
-  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+async function* readEvents(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let reported: AnthropicUsage = {};
   let stopReason: string | null | undefined;
-  try {
-    for (;;) {
-      let next: ReadableStreamReadResult<{ event?: string; data: string }>;
-      try {
-        next = await timer.race(reader.read());
-      } catch (cause) {
-        if (!timer.signal.aborted) console.error('anthropic: stream broke', cause);
-        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
-        return;
-      }
-      if (next.done) {
-        yield fail('upstream_cut', 'The model stream ended before message_stop.', true);
-        return;
-      }
-      timer.enter('idle');
-      let parsed: ReturnType<typeof streamEventSchema.safeParse>;
-      try {
-        parsed = streamEventSchema.safeParse(JSON.parse(next.value.data));
-      } catch {
-        console.error('anthropic: event is not JSON', next.value.data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
-        return;
-      }
-      if (!parsed.success) continue; // an event type this adapter does not know yet
-      const event = parsed.data;
-      switch (event.type) {
-        case 'message_start':
-          reported = { ...reported, ...withoutNulls(event.message.usage) };
-          break;
-        case 'content_block_start': {
-          const block = event.content_block;
-          if (block.type === 'tool_use') {
-            yield { type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
-          } else if (block.type === 'redacted_thinking' && block.data) {
-            yield { type: 'redacted-thinking', data: block.data };
-          }
-          break;
+  for await (const message of sseMessages(body, timer, fail, 'anthropic', 'message_stop')) {
+    if (isErrorPart(message)) {
+      yield message;
+      return;
+    }
+    let parsed: ReturnType<typeof streamEventSchema.safeParse>;
+    try {
+      parsed = streamEventSchema.safeParse(JSON.parse(message.data));
+    } catch {
+      console.error('anthropic: event is not JSON', message.data.slice(0, 500));
+      yield fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
+      return;
+    }
+    if (!parsed.success) continue; // an event type this adapter does not know yet
+    const event = parsed.data;
+    switch (event.type) {
+      case 'message_start':
+        reported = { ...reported, ...withoutNulls(event.message.usage) };
+        break;
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'tool_use') {
+          yield { type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
+        } else if (block.type === 'redacted_thinking' && block.data) {
+          yield { type: 'redacted-thinking', data: block.data };
         }
-        case 'content_block_delta': {
-          const delta = event.delta;
-          if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
-          else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'thinking-delta', delta: delta.thinking };
-          else if (delta.type === 'signature_delta' && delta.signature) yield { type: 'thinking-signature', signature: delta.signature };
-          else if (delta.type === 'input_json_delta' && delta.partial_json) {
-            yield { type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json };
-          }
-          break;
+        break;
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
+        else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'thinking-delta', delta: delta.thinking };
+        else if (delta.type === 'signature_delta' && delta.signature) yield { type: 'thinking-signature', signature: delta.signature };
+        else if (delta.type === 'input_json_delta' && delta.partial_json) {
+          yield { type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json };
         }
-        case 'content_block_stop':
-          yield { type: 'block-end' };
-          break;
-        case 'message_delta':
-          stopReason = event.delta.stop_reason ?? stopReason;
-          reported = { ...reported, ...withoutNulls(event.usage) };
-          break;
-        case 'message_stop':
-          yield { type: 'usage', usage: mapUsage(reported) };
-          if (stopReason === 'model_context_window_exceeded') {
-            yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
-            return;
-          }
-          yield { type: 'finish', reason: mapStopReason(stopReason) };
-          return;
-        case 'ping':
-          break;
-        case 'error': {
-          console.error('anthropic: error event', event.error);
-          const retryable = RETRYABLE_ERRORS.has(event.error.type);
-          yield { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
+        break;
+      }
+      case 'content_block_stop':
+        yield { type: 'block-end' };
+        break;
+      case 'message_delta':
+        stopReason = event.delta.stop_reason ?? stopReason;
+        reported = { ...reported, ...withoutNulls(event.usage) };
+        break;
+      case 'message_stop':
+        yield { type: 'usage', usage: mapUsage(reported) };
+        if (stopReason === 'model_context_window_exceeded') {
+          yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
           return;
         }
+        yield { type: 'finish', reason: mapStopReason(stopReason) };
+        return;
+      case 'ping':
+        break;
+      case 'error': {
+        console.error('anthropic: error event', event.error);
+        const retryable = RETRYABLE_ERRORS.has(event.error.type);
+        yield { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
+        return;
       }
     }
-  } finally {
-    reader.cancel().catch(() => {});
   }
 }
 

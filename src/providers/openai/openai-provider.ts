@@ -5,11 +5,11 @@
  * Completion is proven by `data: [DONE]`: a stream that ends without it was cut, and its output is
  * reported as an error, never as a finished answer.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { Usage } from '../../agent/usage';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { httpErrorPart, type ErrorPart } from '../upstream-errors';
-import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
+import type { ErrorPart } from '../upstream-errors';
+import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';
+import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
 import { mapFinishReason } from './map-finish-reason';
@@ -36,123 +36,82 @@ export function buildRequestBody(request: ModelRequest) {
   return body;
 }
 
-async function* streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart> {
-  const timer = new UpstreamTimer(options.timeouts, request.signal);
-  const fail = (code: string, message: string, retryable: boolean): ErrorPart => {
-    if (request.signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
-    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
-    return { type: 'error', code, message, retryable };
-  };
-
-  try {
-    let response: Response;
-    try {
-      response = await (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-        },
-        body: JSON.stringify(buildRequestBody(request)),
-        signal: timer.signal,
-      });
-    } catch (cause) {
-      if (!timer.signal.aborted) console.error('openai: request failed', cause);
-      yield fail('upstream_unreachable', 'The model server could not be reached.', true);
-      return;
-    }
-    if (!response.ok || !response.body) {
-      yield await httpErrorPart(response, 'openai');
-      return;
-    }
-    timer.enter('first-byte');
-    yield* readStream(response.body, timer, fail);
-  } finally {
-    timer.clear();
-  }
+function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart> {
+  const send = (signal: AbortSignal) =>
+    (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      body: JSON.stringify(buildRequestBody(request)),
+      signal,
+    });
+  return streamOverHttp('openai', request.signal, options.timeouts, send, readChunks);
 }
 
-async function* readStream(
-  body: ReadableStream<Uint8Array>,
-  timer: UpstreamTimer,
-  fail: (code: string, message: string, retryable: boolean) => ErrorPart,
-): AsyncGenerator<ModelStreamPart> {
-  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-  const reader = events.getReader();
+async function* readChunks(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
   let refused = false;
-  try {
-    for (;;) {
-      let next: ReadableStreamReadResult<{ event?: string; data: string }>;
-      try {
-        next = await timer.race(reader.read());
-      } catch (cause) {
-        if (!timer.signal.aborted) console.error('openai: stream broke', cause);
-        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
+  for await (const message of sseMessages(body, timer, fail, 'openai', '[DONE]')) {
+    if (isErrorPart(message)) {
+      yield message;
+      return;
+    }
+    const { event, data } = message;
+    if (event === 'error') {
+      yield upstreamError(data);
+      return;
+    }
+    if (data.trim() === '[DONE]') {
+      yield refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      console.error('openai: chunk is not JSON', data.slice(0, 500));
+      yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
+      return;
+    }
+    const parsed = chatChunkSchema.safeParse(json);
+    if (!parsed.success) {
+      console.error('openai: unexpected chunk', data.slice(0, 500));
+      yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
+      return;
+    }
+    const chunk = parsed.data;
+    if (chunk.error) {
+      // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
+      console.error('openai: error in chunk', chunk.error);
+      if (!finish) {
+        yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
         return;
-      }
-      if (next.done) {
-        yield fail('upstream_cut', 'The model stream ended before [DONE].', true);
-        return;
-      }
-      timer.enter('idle');
-      const { event, data } = next.value;
-      if (event === 'error') {
-        yield upstreamError(data);
-        return;
-      }
-      if (data.trim() === '[DONE]') {
-        yield refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
-        return;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
-        console.error('openai: chunk is not JSON', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
-        return;
-      }
-      const parsed = chatChunkSchema.safeParse(json);
-      if (!parsed.success) {
-        console.error('openai: unexpected chunk', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
-        return;
-      }
-      const chunk = parsed.data;
-      if (chunk.error) {
-        // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
-        console.error('openai: error in chunk', chunk.error);
-        if (!finish) {
-          yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
-          return;
-        }
-      }
-      if (chunk.usage) yield { type: 'usage', usage: mapUsage(chunk.usage) };
-      for (const choice of chunk.choices ?? []) {
-        const delta = choice.delta;
-        if (delta?.reasoning_content) yield { type: 'thinking-delta', delta: delta.reasoning_content };
-        else if (delta?.reasoning) yield { type: 'thinking-delta', delta: delta.reasoning };
-        if (delta?.content) yield { type: 'text-delta', delta: delta.content };
-        if (delta?.refusal) {
-          refused = true;
-          yield { type: 'text-delta', delta: delta.refusal };
-        }
-        for (const call of delta?.tool_calls ?? []) {
-          yield {
-            type: 'tool-call-delta',
-            index: call.index ?? 0,
-            ...(call.id ? { id: call.id } : {}),
-            ...(call.function?.name ? { name: call.function.name } : {}),
-            argumentsDelta: call.function?.arguments ?? '',
-          };
-        }
-        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
       }
     }
-  } finally {
-    reader.cancel().catch(() => {});
+    if (chunk.usage) yield { type: 'usage', usage: mapUsage(chunk.usage) };
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice.delta;
+      if (delta?.reasoning_content) yield { type: 'thinking-delta', delta: delta.reasoning_content };
+      else if (delta?.reasoning) yield { type: 'thinking-delta', delta: delta.reasoning };
+      if (delta?.content) yield { type: 'text-delta', delta: delta.content };
+      if (delta?.refusal) {
+        refused = true;
+        yield { type: 'text-delta', delta: delta.refusal };
+      }
+      for (const call of delta?.tool_calls ?? []) {
+        yield {
+          type: 'tool-call-delta',
+          index: call.index ?? 0,
+          ...(call.id ? { id: call.id } : {}),
+          ...(call.function?.name ? { name: call.function.name } : {}),
+          argumentsDelta: call.function?.arguments ?? '',
+        };
+      }
+      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+    }
   }
 }
 

@@ -4,12 +4,11 @@
  * `run(model, inputs)`, which with `stream: true` resolves to a stream of SSE bytes ending in
  * `data: [DONE]`.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { HistoryMessage } from '../../api/content';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import type { ErrorPart } from '../upstream-errors';
+import { isErrorPart, sseMessages, upstreamFailure, type Fail } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
 import { aiChunkSchema, type AiToolCall } from './chunk-schema';
 
@@ -34,11 +33,7 @@ export function buildInputs(request: ModelRequest, maxTokens: number): Record<st
 
 async function* streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart> {
   const timer = new UpstreamTimer(options.timeouts, request.signal);
-  const fail = (code: string, message: string, retryable: boolean): ErrorPart => {
-    if (request.signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
-    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
-    return { type: 'error', code, message, retryable };
-  };
+  const fail = upstreamFailure(timer, request.signal);
   try {
     let output: unknown;
     try {
@@ -53,74 +48,56 @@ async function* streamRun(request: ModelRequest, options: WorkersAIProviderOptio
       return;
     }
     timer.enter('first-byte');
-    yield* readStream(output as ReadableStream<Uint8Array>, timer, fail);
+    yield* readChunks(output as ReadableStream<Uint8Array>, timer, fail);
   } finally {
     timer.clear();
   }
 }
 
-async function* readStream(
-  body: ReadableStream<Uint8Array>,
-  timer: UpstreamTimer,
-  fail: (code: string, message: string, retryable: boolean) => ErrorPart,
-): AsyncGenerator<ModelStreamPart> {
-  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+async function* readChunks(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
-  try {
-    for (;;) {
-      let next: ReadableStreamReadResult<{ data: string }>;
-      try {
-        next = await timer.race(reader.read());
-      } catch (cause) {
-        if (!timer.signal.aborted) console.error('workers-ai: stream broke', cause);
-        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
-        return;
-      }
-      if (next.done) {
-        yield fail('upstream_cut', 'The model stream ended before [DONE].', true);
-        return;
-      }
-      timer.enter('idle');
-      if (next.value.data.trim() === '[DONE]') {
-        yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
-        return;
-      }
-      let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
-      try {
-        parsed = aiChunkSchema.safeParse(JSON.parse(next.value.data));
-      } catch {
-        yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
-        return;
-      }
-      if (!parsed.success) {
-        console.error('workers-ai: unexpected chunk', next.value.data.slice(0, 500));
-        yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
-        return;
-      }
-      const chunk = parsed.data;
-      if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
-        yield { type: 'text-delta', delta: String(chunk.response) };
-      }
-      for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
-      for (const choice of chunk.choices ?? []) {
-        if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
-        if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
-        for (const call of choice.delta?.tool_calls ?? []) {
-          toolCalls++;
-          yield toolCallPart(call, call.index ?? 0);
-        }
-        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
-      }
-      if (chunk.usage) {
-        const usage: { inputTokens?: number; outputTokens?: number } = {};
-        if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
-        if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
-        yield { type: 'usage', usage };
-      }
+  for await (const message of sseMessages(body, timer, fail, 'workers-ai', '[DONE]')) {
+    if (isErrorPart(message)) {
+      yield message;
+      return;
     }
-  } finally {
-    reader.cancel().catch(() => {});
+    if (message.data.trim() === '[DONE]') {
+      yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
+      return;
+    }
+    let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
+    try {
+      parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
+    } catch {
+      yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
+      return;
+    }
+    if (!parsed.success) {
+      console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
+      yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
+      return;
+    }
+    const chunk = parsed.data;
+    if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
+      yield { type: 'text-delta', delta: String(chunk.response) };
+    }
+    for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
+    for (const choice of chunk.choices ?? []) {
+      if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
+      if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
+      for (const call of choice.delta?.tool_calls ?? []) {
+        toolCalls++;
+        yield toolCallPart(call, call.index ?? 0);
+      }
+      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+    }
+    if (chunk.usage) {
+      const usage: { inputTokens?: number; outputTokens?: number } = {};
+      if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
+      if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
+      yield { type: 'usage', usage };
+    }
   }
 }
 

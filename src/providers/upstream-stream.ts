@@ -1,0 +1,99 @@
+/**
+ * The transport every streaming provider shares: opening the request within the connect timeout,
+ * then reading SSE messages, each within the first-byte or idle timeout. Failures come back as error
+ * parts (a cancel as `cancelled`, a timeout as `upstream_timeout`), never as exceptions.
+ */
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import type { ModelStreamPart } from './types';
+import { httpErrorPart, type ErrorPart } from './upstream-errors';
+import { UpstreamTimer, type UpstreamTimeouts } from './upstream-timer';
+
+export type Fail = (code: string, message: string, retryable: boolean) => ErrorPart;
+
+export type SseMessage = { event?: string | undefined; data: string };
+
+/** An error part that says what really happened: a cancel, a timeout, or the given failure. */
+export function upstreamFailure(timer: UpstreamTimer, signal: AbortSignal): Fail {
+  return (code, message, retryable) => {
+    if (signal.aborted) return { type: 'error', code: 'cancelled', message: 'The turn was cancelled.' };
+    if (timer.fired) return { type: 'error', code: 'upstream_timeout', message: timer.describe(), retryable: true };
+    return { type: 'error', code, message, retryable };
+  };
+}
+
+/**
+ * A provider's whole stream over HTTP: `send` the request under the timeouts, then `read` its body
+ * into parts. The timer is cleared however the stream ends.
+ */
+export async function* streamOverHttp(
+  provider: string,
+  signal: AbortSignal,
+  timeouts: UpstreamTimeouts,
+  send: (signal: AbortSignal) => Promise<Response>,
+  read: (body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart>,
+): AsyncGenerator<ModelStreamPart> {
+  const timer = new UpstreamTimer(timeouts, signal);
+  const fail = upstreamFailure(timer, signal);
+  try {
+    const body = await openHttpStream(provider, send, timer, fail);
+    if (body instanceof ReadableStream) yield* read(body, timer, fail);
+    else yield body;
+  } finally {
+    timer.clear();
+  }
+}
+
+/** Sends an HTTP request; its streamed body, or the error part that stands for it. */
+export async function openHttpStream(
+  provider: string,
+  send: (signal: AbortSignal) => Promise<Response>,
+  timer: UpstreamTimer,
+  fail: Fail,
+): Promise<ReadableStream<Uint8Array> | ErrorPart> {
+  let response: Response;
+  try {
+    response = await send(timer.signal);
+  } catch (cause) {
+    if (!timer.signal.aborted) console.error(`${provider}: request failed`, cause);
+    return fail('upstream_unreachable', 'The model server could not be reached.', true);
+  }
+  if (!response.ok || !response.body) return httpErrorPart(response, provider);
+  timer.enter('first-byte');
+  return response.body;
+}
+
+/**
+ * The SSE messages of a body. A body that breaks off or ends before the provider saw its last
+ * message yields one error part (`upstream_cut`, saying what was awaited) and stops.
+ */
+export async function* sseMessages(
+  body: ReadableStream<Uint8Array>,
+  timer: UpstreamTimer,
+  fail: Fail,
+  provider: string,
+  awaited: string,
+): AsyncGenerator<SseMessage | ErrorPart> {
+  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<SseMessage>;
+      try {
+        next = await timer.race(reader.read());
+      } catch (cause) {
+        if (!timer.signal.aborted) console.error(`${provider}: stream broke`, cause);
+        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
+        return;
+      }
+      if (next.done) {
+        yield fail('upstream_cut', `The model stream ended before ${awaited}.`, true);
+        return;
+      }
+      timer.enter('idle');
+      yield next.value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+export const isErrorPart = (message: SseMessage | ErrorPart): message is ErrorPart => 'type' in message;

@@ -6,7 +6,7 @@
  */
 import type { AgentEvent } from '../agent/events';
 import { z } from '../lib/zod';
-import type { SessionStore } from './store';
+import type { TurnStore } from './turn-store';
 
 /** Read back leniently: the union is ours, written by this code; the check guards the frame. */
 const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }));
@@ -27,7 +27,7 @@ export class TurnEventLog {
   private nextSeq = 1;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: TurnStore,
     readonly turnId: string,
   ) {}
 
@@ -54,6 +54,6 @@ export class TurnEventLog {
   }
 }
 
-export function readStoredEvents(store: SessionStore, turnId: string): LoggedEvent[] {
+export function readStoredEvents(store: TurnStore, turnId: string): LoggedEvent[] {
   return store.readEvents(turnId).flatMap((batch) => batchSchema.parse(JSON.parse(batch)) as LoggedEvent[]);
 }

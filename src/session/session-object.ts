@@ -8,7 +8,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AgentEvent } from '../agent/events';
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
-import { runTurn } from '../agent/run-turn';
+import { runTurn, type ResolvedAnswer, type TurnInput } from '../agent/run-turn';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
 import type { MessagesQuery } from '../api/messages-query';
@@ -21,7 +21,8 @@ import { resolveModel } from '../providers/registry';
 import { defaultTools } from '../tools/default-tools';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, type Follower, type StartedTurn } from './followers';
-import { SessionStore, type SessionSummary, type TurnRow } from './store';
+import { SessionStore, type SessionSummary } from './store';
+import { TurnStore, type TurnRow } from './turn-store';
 import { createTurnRecorder } from './turn-recorder';
 import { validateTurn } from './validate-turn';
 
@@ -53,11 +54,13 @@ type RunningTurn = {
 
 export class SessionObject extends DurableObject<Env> {
   private readonly store: SessionStore;
+  private readonly turns: TurnStore;
   private running: RunningTurn | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new SessionStore(ctx.storage);
+    this.turns = new TurnStore(ctx.storage, this.store);
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
       // A fresh instance has no turn in memory: any turn storage calls running was cut short.
@@ -68,7 +71,7 @@ export class SessionObject extends DurableObject<Env> {
   async startTurn(args: StartTurnArgs): Promise<Result<TurnStarted>> {
     return guard(async () => {
       // A retry with a known key runs nothing: it follows (or replays) the turn the key started.
-      const prior = args.idempotency && this.store.turnByIdempotencyKey(args.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
+      const prior = args.idempotency && this.turns.turnByIdempotencyKey(args.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
       if (prior) {
         if (prior.requestHash !== args.idempotency?.hash) {
           throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
@@ -84,9 +87,9 @@ export class SessionObject extends DurableObject<Env> {
       // From the checks to the lock, nothing awaits: no other request can slip in between.
       this.store.ensureCreated(args.sessionId);
       const turnId = newId('turn');
-      this.store.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
-      const recorder = createTurnRecorder(this.store, turnId);
-      const log = new TurnEventLog(this.store, turnId);
+      this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
+      const recorder = createTurnRecorder(this.store, this.turns, turnId);
+      const log = new TurnEventLog(this.turns, turnId);
       const first = createFollower(args.request.stream);
       const followers = new Set<Follower>([first]);
       const controller = new AbortController();
@@ -96,31 +99,21 @@ export class SessionObject extends DurableObject<Env> {
         for (const follower of followers) follower.deliver({ seq, event });
       };
 
-      // Bounded hydration: the latest summary and what came after it, never the whole history.
-      const compaction = this.store.latestCompaction();
-      const context = {
-        calibration: this.store.calibration(),
-        ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
-      };
-      const history = this.store.historyAfter(compaction?.upToSeq ?? 0);
-      const done = runTurn(
-        { turnId, history, context, answers, newMessages, clientTools: args.request.tools ?? [] },
-        {
-          model,
-          tools: defaultTools,
-          toolContext: { now: () => new Date(), notes: this.store },
-          emit,
-          signal: controller.signal,
-          systemPrompt: config.systemPrompt,
-          maxIterations: config.maxIterations,
-          toolTimeoutMs: config.toolTimeoutMs,
-          retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
-          context: config.context,
-          isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
-          newId,
-          now: Date.now,
-        },
-      )
+      const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
+        model,
+        tools: defaultTools,
+        toolContext: { now: () => new Date(), notes: this.store },
+        emit,
+        signal: controller.signal,
+        systemPrompt: config.systemPrompt,
+        maxIterations: config.maxIterations,
+        toolTimeoutMs: config.toolTimeoutMs,
+        retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
+        context: config.context,
+        isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
+        newId,
+        now: Date.now,
+      })
         .then(
           () => undefined,
           (cause) => console.error('turn crashed', turnId, cause),
@@ -135,6 +128,22 @@ export class SessionObject extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
       return { ...(await first.result()), replayed: false };
     });
+  }
+
+  /** Bounded hydration: the latest summary and what came after it, never the whole history. */
+  private turnInput(turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
+    const compaction = this.store.latestCompaction();
+    return {
+      turnId,
+      history: this.store.historyAfter(compaction?.upToSeq ?? 0),
+      context: {
+        calibration: this.store.calibration(),
+        ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
+      },
+      answers,
+      newMessages,
+      clientTools: request.tools ?? [],
+    };
   }
 
   /** The events of a turn after `after`, then the live turn to its end (resumable streams). */
@@ -157,7 +166,7 @@ export class SessionObject extends DurableObject<Env> {
       }
       running.controller.abort();
       await running.done;
-      const ended = this.store.turn(turnId);
+      const ended = this.turns.turn(turnId);
       const result: CancelledTurn = { turnId, status: ended?.status ?? 'cancelled' };
       if (ended?.stopReason) result.stopReason = ended.stopReason;
       return { turn: result };
@@ -168,6 +177,8 @@ export class SessionObject extends DurableObject<Env> {
     return guard(async () => {
       this.requireSession();
       const session: SessionView = { sessionId, ...this.store.summary(), running: this.running !== undefined };
+      const lastTurn = this.turns.last();
+      if (lastTurn) session.lastTurn = lastTurn;
       if (this.running) session.runningTurnId = this.running.turnId;
       return { session };
     });
@@ -203,7 +214,7 @@ export class SessionObject extends DurableObject<Env> {
     if (turn.eventsPruned) throw new ApiError(410, 'events_expired', `The events of turn ${turn.turnId} are no longer kept.`);
     const follower = createFollower(mode, after);
     const running = this.running?.turnId === turn.turnId ? this.running : undefined;
-    const logged: LoggedEvent[] = running ? running.log.read() : readStoredEvents(this.store, turn.turnId);
+    const logged: LoggedEvent[] = running ? running.log.read() : readStoredEvents(this.turns, turn.turnId);
     for (const entry of logged) follower.deliver(entry);
     if (running) running.followers.add(follower);
     else follower.close();
@@ -213,7 +224,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Keeps a running turn awake; otherwise wakes when the next event log expires. */
   private async scheduleAlarm(): Promise<void> {
     if (this.running) return this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
-    const nextEnd = this.store.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
+    const nextEnd = this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
     if (nextEnd === undefined) return this.ctx.storage.deleteAlarm();
     return this.ctx.storage.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
   }
@@ -224,7 +235,7 @@ export class SessionObject extends DurableObject<Env> {
 
   private requireTurn(turnId: string): TurnRow {
     this.requireSession();
-    const turn = this.store.turn(turnId);
+    const turn = this.turns.turn(turnId);
     if (!turn) throw new ApiError(404, 'turn_not_found', `This session has no turn ${turnId}.`);
     return turn;
   }
@@ -236,13 +247,13 @@ export class SessionObject extends DurableObject<Env> {
    * unanswered call.
    */
   private closeInterruptedTurns(): void {
-    for (const turn of this.store.runningTurns()) {
+    for (const turn of this.turns.runningTurns()) {
       for (const call of this.store.runningCalls()) {
         this.store.appendToolResult(turn.turnId, { role: 'tool', toolCallId: call.toolCallId, content: INTERRUPTED_TEXT, isError: true });
       }
       // Events still buffered died with the old instance, but clients may have seen their ids: the
       // closing event takes an id above any of them, so that a client resuming still receives it.
-      const lastSeq = (readStoredEvents(this.store, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
+      const lastSeq = (readStoredEvents(this.turns, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
       const stop: AgentEvent = {
         type: 'turn-stop',
         turnId: turn.turnId,
@@ -251,8 +262,8 @@ export class SessionObject extends DurableObject<Env> {
         modelCalls: [],
         error: { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' },
       };
-      this.store.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
-      this.store.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
+      this.turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
+      this.turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
     }
   }
 }

@@ -9,6 +9,7 @@ import { z } from '../lib/zod';
 import type { Note, NotesStore } from '../tools/types';
 import { MIGRATIONS } from './migrations';
 import { splitForRows } from './row-chunks';
+import type { LastTurn } from './turn-store';
 
 const inputSchema = z.record(z.string(), z.unknown());
 const usageSchema = z.object({
@@ -18,46 +19,6 @@ const usageSchema = z.object({
   cacheWriteInputTokens: z.number().optional(),
   reasoningTokens: z.number(),
 });
-
-export type TurnRow = {
-  turnId: string;
-  status: string;
-  model: string;
-  mode: string;
-  startedAt: number;
-  endedAt: number | null;
-  requestHash: string | null;
-  eventsPruned: boolean;
-  stopReason: string | null;
-};
-
-type TurnRecord = {
-  turn_id: string;
-  status: string;
-  model: string;
-  mode: string;
-  started_at: number;
-  ended_at: number | null;
-  request_hash: string | null;
-  events_pruned: number;
-  stop_reason: string | null;
-};
-
-const TURN_COLUMNS = 'turn_id, status, model, mode, started_at, ended_at, request_hash, events_pruned, stop_reason';
-
-function toTurnRow(row: TurnRecord): TurnRow {
-  return {
-    turnId: row.turn_id,
-    status: row.status,
-    model: row.model,
-    mode: row.mode,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    requestHash: row.request_hash,
-    eventsPruned: row.events_pruned === 1,
-    stopReason: row.stop_reason,
-  };
-}
 
 export type CompactionRecord = { upToSeq: number; summary: string; summarized: number };
 
@@ -70,7 +31,7 @@ export type SessionSummary = {
   messageCount: number;
   pendingToolCalls: PendingToolCall[];
   usage: Usage;
-  lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
+  lastTurn?: LastTurn;
 };
 
 export class SessionStore implements NotesStore {
@@ -279,102 +240,6 @@ export class SessionStore implements NotesStore {
       .map((row) => ({ toolCallId: row.tool_call_id, name: row.name }));
   }
 
-  // --- turns -----------------------------------------------------------------------------------
-
-  beginTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
-    this.sql.exec(
-      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
-      turnId,
-      model,
-      mode,
-      this.now(),
-      idempotency?.key ?? null,
-      idempotency?.hash ?? null,
-    );
-    this.touch();
-  }
-
-  turn(turnId: string): TurnRow | undefined {
-    if (!this.exists()) return undefined;
-    const row = this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`, turnId).toArray()[0];
-    return row && toTurnRow(row);
-  }
-
-  /** The turn a key started, if it started after `since` (keys live for a while, then are forgotten). */
-  turnByIdempotencyKey(key: string, since: number): TurnRow | undefined {
-    if (!this.exists()) return undefined;
-    const row = this.sql
-      .exec<TurnRecord>(
-        `SELECT ${TURN_COLUMNS} FROM turns WHERE idempotency_key = ? AND started_at >= ? ORDER BY started_at DESC LIMIT 1`,
-        key,
-        since,
-      )
-      .toArray()[0];
-    return row && toTurnRow(row);
-  }
-
-  // --- turn event logs ---------------------------------------------------------------------------
-
-  /** One packed batch of a turn's events (JSON), split over rows if it is long. */
-  appendEvents(turnId: string, firstSeq: number, json: string): void {
-    this.storage.transactionSync(() => {
-      for (const [part, data] of splitForRows(json).entries()) {
-        this.sql.exec(`INSERT INTO turn_events (turn_id, first_seq, part, data) VALUES (?, ?, ?, ?)`, turnId, firstSeq, part, data);
-      }
-    });
-  }
-
-  /** The packed batches of a turn, in order, each joined back whole. */
-  readEvents(turnId: string): string[] {
-    const batches: string[] = [];
-    let current: { firstSeq: number; data: string } | undefined;
-    for (const row of this.sql
-      .exec<{ first_seq: number; data: string }>(`SELECT first_seq, data FROM turn_events WHERE turn_id = ? ORDER BY first_seq, part`, turnId)
-      .toArray()) {
-      if (current && current.firstSeq === row.first_seq) current.data += row.data;
-      else {
-        if (current) batches.push(current.data);
-        current = { firstSeq: row.first_seq, data: row.data };
-      }
-    }
-    if (current) batches.push(current.data);
-    return batches;
-  }
-
-  /**
-   * Forgets what has outlived its use: event logs and idempotency keys of turns that ended before
-   * `before`, and the logs of all but the newest `keepTurns` turns. Returns when the next log expires.
-   */
-  prune(before: number, keepTurns: number): number | undefined {
-    if (!this.exists()) return undefined;
-    this.storage.transactionSync(() => {
-      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2))`;
-      this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
-      this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
-    });
-    const next = this.sql
-      .exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND status != 'running'`)
-      .one().ended_at;
-    return next ?? undefined;
-  }
-
-  endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {
-    this.sql.exec(
-      `UPDATE turns SET status = ?, ended_at = ?, stop_reason = ?, error_code = ? WHERE turn_id = ?`,
-      status,
-      this.now(),
-      stopReason,
-      errorCode ?? null,
-      turnId,
-    );
-    this.touch();
-  }
-
-  runningTurns(): TurnRow[] {
-    if (!this.exists()) return [];
-    return this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running'`).toArray().map(toTurnRow);
-  }
-
   /** The session's running total of token usage. */
   addUsage(usage: Usage): void {
     this.setMeta('usage', JSON.stringify(addUsage(this.usage(), usage)));
@@ -385,26 +250,15 @@ export class SessionStore implements NotesStore {
     return stored ? { ...emptyUsage(), ...usageSchema.parse(JSON.parse(stored)) } : emptyUsage();
   }
 
-  summary(): SessionSummary {
+  summary(): Omit<SessionSummary, 'lastTurn'> {
     const count = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM messages`).one().n;
-    const last = this.sql
-      .exec<{ turn_id: string; status: string; stop_reason: string | null; error_code: string | null }>(
-        `SELECT turn_id, status, stop_reason, error_code FROM turns ORDER BY started_at DESC, rowid DESC LIMIT 1`,
-      )
-      .toArray()[0];
-    const summary: SessionSummary = {
+    return {
       createdAt: new Date(Number(this.meta('created_at'))).toISOString(),
       updatedAt: new Date(Number(this.meta('updated_at'))).toISOString(),
       messageCount: count,
       pendingToolCalls: this.pendingCalls(),
       usage: this.usage(),
     };
-    if (last) {
-      summary.lastTurn = { turnId: last.turn_id, status: last.status };
-      if (last.stop_reason) summary.lastTurn.stopReason = last.stop_reason;
-      if (last.error_code) summary.lastTurn.errorCode = last.error_code;
-    }
-    return summary;
   }
 
   // --- notes (memory_save / memory_list) -------------------------------------------------------
@@ -451,7 +305,8 @@ export class SessionStore implements NotesStore {
     return parseMessage(row.body + rest.join(''));
   }
 
-  private touch(): void {
+  /** Marks the session as changed now. */
+  touch(): void {
     this.setMeta('updated_at', String(this.now()));
   }
 

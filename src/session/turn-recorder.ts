@@ -7,8 +7,9 @@ import type { AgentEvent } from '../agent/events';
 import { recalibrate } from '../agent/context/token-estimate';
 import { assertNever } from '../lib/assert-never';
 import type { SessionStore } from './store';
+import type { TurnStore } from './turn-store';
 
-export function createTurnRecorder(store: SessionStore, turnId: string): (event: AgentEvent) => void {
+export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId: string): (event: AgentEvent) => void {
   let estimate = 0;
   return (event) => {
     switch (event.type) {
@@ -47,7 +48,7 @@ export function createTurnRecorder(store: SessionStore, turnId: string): (event:
       }
       case 'turn-stop':
         store.addUsage(event.usage);
-        store.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
+        turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
         return;
       case 'turn-start':
       case 'step-start':

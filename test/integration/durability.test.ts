@@ -7,6 +7,7 @@ import { env } from 'cloudflare:workers';
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/session/store';
+import { TurnStore } from '../../src/session/turn-store';
 import { checkHistoryInvariants, history, newSessionId, postTurn, session, turn, user, waitIdle } from '../helpers/api';
 
 describe('durability', () => {
@@ -46,7 +47,7 @@ describe('durability', () => {
       // The state a turn leaves when it is cut while running a trusted call next to an untrusted one.
       const store = new SessionStore(state.storage);
       store.ensureCreated(id);
-      store.beginTurn('turn_cut', 'demo:demo', 'delta');
+      new TurnStore(state.storage, store).beginTurn('turn_cut', 'demo:demo', 'delta');
       store.appendMessage('turn_cut', { role: 'user', content: 'calculate 1+1; remember x' });
       store.appendAssistant('turn_cut', {
         role: 'assistant',

@@ -7,9 +7,11 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { SessionStore } from '../../src/session/store';
+import { TurnStore } from '../../src/session/turn-store';
 import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
+const turnStore = (storage: DurableObjectStorage) => new TurnStore(storage, new SessionStore(storage));
 
 describe('storage', () => {
   it('stores a message over 2 MB whole, over several rows, and reads it back byte for byte', async () => {
@@ -54,7 +56,7 @@ describe('storage', () => {
     const { turnId } = (await (await send('old-key')).json()) as { turnId: string };
     await runInDurableObject(stubFor(id), async (_instance, state) => {
       state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000, started_at = started_at - 2 * 86400000 WHERE turn_id = ?', turnId);
-      new SessionStore(state.storage).prune(Date.now() - 86_400_000, 64);
+      turnStore(state.storage).prune(Date.now() - 86_400_000, 64);
     });
     const gone = await fetchWorker(`/sessions/${id}/turns/${turnId}/events`);
     expect(gone.status).toBe(410);
@@ -86,7 +88,7 @@ describe('storage', () => {
     const id = newSessionId('keep');
     for (let index = 0; index < 4; index++) await turn(id, { messages: [user(`m${index}`)] });
     const kept = await runInDurableObject(stubFor(id), async (_instance, state) => {
-      new SessionStore(state.storage).prune(0, 2);
+      turnStore(state.storage).prune(0, 2);
       return state.storage.sql.exec<{ n: number }>('SELECT COUNT(DISTINCT turn_id) AS n FROM turn_events').one().n;
     });
     expect(kept).toBe(2);

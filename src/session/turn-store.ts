@@ -1,0 +1,166 @@
+/**
+ * The SQL of a session's turns: the turn rows (status, mode, idempotency key), their packed event
+ * logs, and the pruning of what has expired. Beside `store.ts`, which holds the history.
+ */
+import { splitForRows } from './row-chunks';
+import type { SessionStore } from './store';
+
+export type TurnRow = {
+  turnId: string;
+  status: string;
+  model: string;
+  mode: string;
+  startedAt: number;
+  endedAt: number | null;
+  requestHash: string | null;
+  eventsPruned: boolean;
+  stopReason: string | null;
+};
+
+type TurnRecord = {
+  turn_id: string;
+  status: string;
+  model: string;
+  mode: string;
+  started_at: number;
+  ended_at: number | null;
+  request_hash: string | null;
+  events_pruned: number;
+  stop_reason: string | null;
+};
+
+const TURN_COLUMNS = 'turn_id, status, model, mode, started_at, ended_at, request_hash, events_pruned, stop_reason';
+
+function toTurnRow(row: TurnRecord): TurnRow {
+  return {
+    turnId: row.turn_id,
+    status: row.status,
+    model: row.model,
+    mode: row.mode,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    requestHash: row.request_hash,
+    eventsPruned: row.events_pruned === 1,
+    stopReason: row.stop_reason,
+  };
+}
+
+export type LastTurn = { turnId: string; status: string; stopReason?: string; errorCode?: string };
+
+export class TurnStore {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly session: SessionStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  beginTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
+    this.sql.exec(
+      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
+      turnId,
+      model,
+      mode,
+      this.now(),
+      idempotency?.key ?? null,
+      idempotency?.hash ?? null,
+    );
+    this.session.touch();
+  }
+
+  turn(turnId: string): TurnRow | undefined {
+    if (!this.session.exists()) return undefined;
+    const row = this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`, turnId).toArray()[0];
+    return row && toTurnRow(row);
+  }
+
+  /** The turn a key started, if it started after `since` (keys live for a while, then are forgotten). */
+  turnByIdempotencyKey(key: string, since: number): TurnRow | undefined {
+    if (!this.session.exists()) return undefined;
+    const row = this.sql
+      .exec<TurnRecord>(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE idempotency_key = ? AND started_at >= ? ORDER BY started_at DESC LIMIT 1`,
+        key,
+        since,
+      )
+      .toArray()[0];
+    return row && toTurnRow(row);
+  }
+
+  /** One packed batch of a turn's events (JSON), split over rows if it is long. */
+  appendEvents(turnId: string, firstSeq: number, json: string): void {
+    this.storage.transactionSync(() => {
+      for (const [part, data] of splitForRows(json).entries()) {
+        this.sql.exec(`INSERT INTO turn_events (turn_id, first_seq, part, data) VALUES (?, ?, ?, ?)`, turnId, firstSeq, part, data);
+      }
+    });
+  }
+
+  /** The packed batches of a turn, in order, each joined back whole. */
+  readEvents(turnId: string): string[] {
+    const batches: string[] = [];
+    let current: { firstSeq: number; data: string } | undefined;
+    for (const row of this.sql
+      .exec<{ first_seq: number; data: string }>(`SELECT first_seq, data FROM turn_events WHERE turn_id = ? ORDER BY first_seq, part`, turnId)
+      .toArray()) {
+      if (current && current.firstSeq === row.first_seq) current.data += row.data;
+      else {
+        if (current) batches.push(current.data);
+        current = { firstSeq: row.first_seq, data: row.data };
+      }
+    }
+    if (current) batches.push(current.data);
+    return batches;
+  }
+
+  /**
+   * Forgets what has outlived its use: event logs and idempotency keys of turns that ended before
+   * `before`, and the logs of all but the newest `keepTurns` turns. Returns when the next log expires.
+   */
+  prune(before: number, keepTurns: number): number | undefined {
+    if (!this.session.exists()) return undefined;
+    this.storage.transactionSync(() => {
+      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2))`;
+      this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
+      this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
+    });
+    const next = this.sql
+      .exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND status != 'running'`)
+      .one().ended_at;
+    return next ?? undefined;
+  }
+
+  endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {
+    this.sql.exec(
+      `UPDATE turns SET status = ?, ended_at = ?, stop_reason = ?, error_code = ? WHERE turn_id = ?`,
+      status,
+      this.now(),
+      stopReason,
+      errorCode ?? null,
+      turnId,
+    );
+    this.session.touch();
+  }
+
+  runningTurns(): TurnRow[] {
+    if (!this.session.exists()) return [];
+    return this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running'`).toArray().map(toTurnRow);
+  }
+
+  last(): LastTurn | undefined {
+    if (!this.session.exists()) return undefined;
+    const row = this.sql
+      .exec<{ turn_id: string; status: string; stop_reason: string | null; error_code: string | null }>(
+        `SELECT turn_id, status, stop_reason, error_code FROM turns ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    const last: LastTurn = { turnId: row.turn_id, status: row.status };
+    if (row.stop_reason) last.stopReason = row.stop_reason;
+    if (row.error_code) last.errorCode = row.error_code;
+    return last;
+  }
+}

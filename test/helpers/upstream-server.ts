@@ -15,6 +15,8 @@
  *                        and summarises when asked to (the summary prompt)
  *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
+ *   script/pause         (Anthropic) stops with `pause_turn`, then finishes when called again with its
+ *                        paused answer last
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Every request body is kept, with its size as the stand-in counts it; `GET /__log` returns them, for
@@ -60,7 +62,7 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
   return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
 }
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/pause'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -248,6 +250,15 @@ function anthropicScript(name: string, body: ChatBody, afterTool: boolean, respo
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
     }
+    event('message_stop', {});
+  }
+  if (name === 'pause') {
+    const paused = body.messages.at(-1)?.role === 'assistant';
+    event('message_start', { message: { usage: { input_tokens: 10, output_tokens: 1 } } });
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: paused ? 'and here is the rest.' : 'Working on it, ' } });
+    event('content_block_stop', { index: 0 });
+    event('message_delta', { delta: { stop_reason: paused ? 'end_turn' : 'pause_turn' }, usage: { output_tokens: 5 } });
     event('message_stop', {});
   }
   if (name === 'overloaded') {

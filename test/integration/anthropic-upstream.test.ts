@@ -48,6 +48,15 @@ describe('anthropic provider through the Worker', () => {
     expect(stop.usage.calls).toHaveLength(2);
   });
 
+  it('continues a paused answer (pause_turn) transparently with another call', async () => {
+    const id = newSessionId('an-pause');
+    const { of, stop } = await sse(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('Working on it, and here is the rest.');
+    expect(stop.stopReason).toBe('end_turn');
+    const [, second] = await sentWith(id);
+    expect(second.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Working on it, ', cache_control: { type: 'ephemeral' } }] });
+  });
+
   it('keeps thinking with its signature and sends it back verbatim on the next call', async () => {
     const id = newSessionId('an-think');
     const first = await sse(id, { messages: [user(`think ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });

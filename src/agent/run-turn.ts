@@ -13,10 +13,9 @@ import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, Too
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
 import type { RetryPolicy } from './retry-policy';
-import { chooseCut, summarize, summaryMessage, type Summary } from './context/compaction';
-import { contextBudget, type ContextBudget, type ContextSettings } from './context/context-window';
-import { shortenToolResults } from './context/shorten-tool-results';
-import { estimateTokens, recalibrate } from './context/token-estimate';
+import type { Summary } from './context/compaction';
+import { ContextManager } from './context/context-manager';
+import type { ContextSettings } from './context/context-window';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import { addUsage, emptyUsage, type Usage } from './usage';
 
@@ -79,9 +78,7 @@ class Turn {
   private readonly usedToolCallIds: ToolCallIds;
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
-  private summary: Summary | undefined;
-  private calibration: number;
-  private readonly budget: ContextBudget;
+  private readonly context: ContextManager;
   private maxIterationsReached = false;
 
   constructor(
@@ -89,9 +86,18 @@ class Turn {
     private readonly deps: TurnDeps,
   ) {
     this.messages = [...input.history];
-    this.summary = input.context.summary;
-    this.calibration = input.context.calibration;
-    this.budget = contextBudget(deps.model.id, deps.context);
+    this.context = new ContextManager(this.messages, {
+      model: deps.model,
+      settings: deps.context,
+      summary: input.context.summary,
+      calibration: input.context.calibration,
+      signal: deps.signal,
+      emit: (event) => this.emit(event),
+      onSummaryCall: (usage) => {
+        this.usage = addUsage(this.usage, usage);
+        this.modelCalls.push({ model: deps.model.id, usage, purpose: 'compaction' });
+      },
+    });
     const seen = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
     // The loaded messages may be only the latest part of the history; the session knows the rest.
     this.usedToolCallIds = { has: (id) => seen.has(id) || (deps.isToolCallIdUsed?.(id) ?? false), add: (id) => seen.add(id) };
@@ -169,12 +175,13 @@ class Turn {
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
     const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${SUMMARY_INSTRUCTION}`;
     const tools = offerTools ? this.toolSpecs() : [];
-    const full = await this.fitContext(system, tools);
-    if (full) return full;
+    const fits = await this.context.fit(system, tools);
+    if (this.deps.signal.aborted) return this.cancelled();
+    if (!fits) return this.contextFull();
     let result = await this.callModel(step, system, tools);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
-      await this.compact(Math.floor(this.budget.limit / 4), 'overflow', system, tools);
+      await this.context.compactHarder(system, tools);
       if (this.deps.signal.aborted) return this.cancelled();
       result = await this.callModel(step, system, tools);
       if (!result.ok && result.error.code === 'context_overflow') return this.contextFull();
@@ -209,11 +216,11 @@ class Turn {
   }
 
   private async callModel(step: number, system: string, tools: ToolSpec[]) {
-    const estimatedInputTokens = this.estimate(system, tools);
+    const estimatedInputTokens = this.context.estimate(system, tools);
     const result = await callModel({
       handle: this.deps.model,
       system,
-      messages: this.prompt(),
+      messages: this.context.prompt(),
       tools,
       signal: this.deps.signal,
       emit: this.emit,
@@ -226,51 +233,8 @@ class Turn {
     });
     this.usage = addUsage(this.usage, result.usage);
     this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
-    this.calibration = recalibrate(this.calibration, estimatedInputTokens / this.calibration, result.usage.inputTokens);
+    this.context.observe(estimatedInputTokens, result.usage.inputTokens);
     return result;
-  }
-
-  /** What the model is sent: the summary of what came before, then the messages, long tool results shortened. */
-  private prompt(): HistoryMessage[] {
-    const messages = shortenToolResults(this.messages, this.deps.context.toolResultMaxChars);
-    return this.summary ? [summaryMessage(this.summary), ...messages] : messages;
-  }
-
-  private estimate(system: string, tools: ToolSpec[]): number {
-    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.calibration);
-  }
-
-  /** Before a call: compact when the prompt passes the budget; stop when even that cannot make it fit. */
-  private async fitContext(system: string, tools: ToolSpec[]): Promise<TurnOutcome | undefined> {
-    if (this.estimate(system, tools) <= this.budget.limit) return undefined;
-    await this.compact(Math.floor(this.budget.limit / 2), 'threshold', system, tools);
-    if (this.deps.signal.aborted) return this.cancelled();
-    return this.estimate(system, tools) > this.budget.window - this.budget.reserve ? this.contextFull() : undefined;
-  }
-
-  /** Summarises the oldest messages so that about `keepTokens` of recent ones stay verbatim. */
-  private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
-    const cut = chooseCut(this.messages, keepTokens);
-    if (cut <= 0) return;
-    const tokensBefore = this.estimate(system, tools);
-    const result = await summarize(this.deps.model, this.summary, this.messages.slice(0, cut), this.deps.signal);
-    this.usage = addUsage(this.usage, result.usage);
-    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage, purpose: 'compaction' });
-    if (!result.ok) {
-      console.error('compaction failed', this.input.turnId, result.error);
-      return;
-    }
-    this.summary = { text: result.text, messages: (this.summary?.messages ?? 0) + cut };
-    this.messages.splice(0, cut);
-    this.emit({
-      type: 'context-compacted',
-      summary: result.text,
-      messagesSummarized: cut,
-      totalSummarized: this.summary.messages,
-      tokensBefore,
-      tokensAfter: this.estimate(system, tools),
-      reason,
-    });
   }
 
   private contextFull(): TurnOutcome {

@@ -1,0 +1,90 @@
+/**
+ * The context of one turn: what the model is sent (the latest summary, then the messages, long tool
+ * results shortened), its estimated size, and compaction when it passes the budget. It works on the
+ * turn's own message list, removing from its front what a new summary covers.
+ */
+import type { HistoryMessage } from '../../api/content';
+import type { ModelHandle, ToolSpec } from '../../providers/types';
+import type { Emit } from '../events';
+import type { Usage } from '../usage';
+import { chooseCut, summarize, summaryMessage, type Summary } from './compaction';
+import { contextBudget, type ContextBudget, type ContextSettings } from './context-window';
+import { shortenToolResults } from './shorten-tool-results';
+import { estimateTokens, recalibrate } from './token-estimate';
+
+export type ContextOptions = {
+  model: ModelHandle;
+  settings: ContextSettings;
+  summary: Summary | undefined;
+  calibration: number;
+  signal: AbortSignal;
+  emit: Emit;
+  /** Told of each summary call's usage, which the turn counts as its own. */
+  onSummaryCall: (usage: Usage) => void;
+};
+
+export class ContextManager {
+  private summary: Summary | undefined;
+  private calibration: number;
+  readonly budget: ContextBudget;
+
+  constructor(
+    private readonly messages: HistoryMessage[],
+    private readonly options: ContextOptions,
+  ) {
+    this.summary = options.summary;
+    this.calibration = options.calibration;
+    this.budget = contextBudget(options.model.id, options.settings);
+  }
+
+  /** What the model is sent: the summary of what came before, then the messages, long tool results shortened. */
+  prompt(): HistoryMessage[] {
+    const messages = shortenToolResults(this.messages, this.options.settings.toolResultMaxChars);
+    return this.summary ? [summaryMessage(this.summary), ...messages] : messages;
+  }
+
+  estimate(system: string, tools: ToolSpec[]): number {
+    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.calibration);
+  }
+
+  /** After a call: the provider's count corrects the estimate. */
+  observe(estimated: number, reportedInputTokens: number): void {
+    this.calibration = recalibrate(this.calibration, estimated / this.calibration, reportedInputTokens);
+  }
+
+  /** Before a call: compacts past the budget; false when even that cannot make the prompt fit. */
+  async fit(system: string, tools: ToolSpec[]): Promise<boolean> {
+    if (this.estimate(system, tools) <= this.budget.limit) return true;
+    await this.compact(Math.floor(this.budget.limit / 2), 'threshold', system, tools);
+    return this.estimate(system, tools) <= this.budget.window - this.budget.reserve;
+  }
+
+  /** After an overflow answer: compacts harder, keeping about a quarter of the budget. */
+  compactHarder(system: string, tools: ToolSpec[]): Promise<void> {
+    return this.compact(Math.floor(this.budget.limit / 4), 'overflow', system, tools);
+  }
+
+  /** Summarises the oldest messages so that about `keepTokens` (estimated) of recent ones stay verbatim. */
+  private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
+    const cut = chooseCut(this.messages, keepTokens / this.calibration);
+    if (cut <= 0) return;
+    const tokensBefore = this.estimate(system, tools);
+    const result = await summarize(this.options.model, this.summary, this.messages.slice(0, cut), this.options.signal);
+    this.options.onSummaryCall(result.usage);
+    if (!result.ok) {
+      console.error('compaction failed', result.error);
+      return;
+    }
+    this.summary = { text: result.text, messages: (this.summary?.messages ?? 0) + cut };
+    this.messages.splice(0, cut);
+    this.options.emit({
+      type: 'context-compacted',
+      summary: result.text,
+      messagesSummarized: cut,
+      totalSummarized: this.summary.messages,
+      tokensBefore,
+      tokensAfter: this.estimate(system, tools),
+      reason,
+    });
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Sentences from streamed text, for seed 003's `llm_text_sentence` / `llm_thinking_sentence`: a
+ * sentence ends after Chinese or full-width end punctuation (。！？；…), after Latin end punctuation
+ * (. ! ?) followed by a space, and at a line break; never inside a number (`3.14`), after a common
+ * abbreviation (`e.g.`, `Dr.`) or an initial (`J. K.`), or inside a URL. The whitespace (line breaks
+ * included) after an end belongs to the sentence it ends, so the sentences of a text join back to it exactly, however the
+ * text was cut into deltas.
+ */
+export type Sentence = { sentence: string; index: number };
+
+const CJK_END = new Set(['。', '！', '？', '；', '…', '｡']);
+const LATIN_END = new Set(['.', '!', '?']);
+const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '}', '」', '』', '）', '】', '》']);
+const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'no', 'fig', 'cf', 'approx', 'inc', 'ltd', 'co']);
+
+export class SentenceSplitter {
+  private buffer = '';
+  private next = 0;
+
+  /** The sentences this delta completes. */
+  push(delta: string): Sentence[] {
+    this.buffer += delta;
+    return this.drain(false);
+  }
+
+  /** The rest, as a last sentence, at the end of the text. */
+  flush(): Sentence[] {
+    const done = this.drain(true);
+    if (this.buffer !== '') done.push(this.take(this.buffer.length));
+    return done;
+  }
+
+  private drain(final: boolean): Sentence[] {
+    const done: Sentence[] = [];
+    for (;;) {
+      const end = findEnd(this.buffer, final);
+      if (end === undefined) return done;
+      done.push(this.take(end));
+    }
+  }
+
+  private take(length: number): Sentence {
+    const sentence = { sentence: this.buffer.slice(0, length), index: this.next++ };
+    this.buffer = this.buffer.slice(length);
+    return sentence;
+  }
+}
+
+/** Splits a whole text at once. */
+export function splitSentences(text: string): string[] {
+  const splitter = new SentenceSplitter();
+  return [...splitter.push(text), ...splitter.flush()].map((s) => s.sentence);
+}
+
+/**
+ * Where the first sentence of `text` ends (exclusive), or undefined if that is not known yet: an end
+ * mark at the very end of what has arrived may still turn out to be part of a number or a URL.
+ */
+function findEnd(text: string, final: boolean): number | undefined {
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '\n') {
+      const end = skipWhile(text, at + 1, (c) => c === '\n' || c === '\r');
+      return end === text.length && !final ? undefined : end; // more line breaks may follow
+    }
+    if (CJK_END.has(char)) {
+      const end = skipWhile(text, skipWhile(text, at + 1, (c) => CJK_END.has(c)), (c) => CLOSERS.has(c));
+      const spaced = skipWhile(text, end, isSpace);
+      return spaced === text.length && !final ? undefined : spaced; // a closer or more space may follow
+    }
+    if (LATIN_END.has(char)) {
+      const marks = skipWhile(text, at + 1, (c) => LATIN_END.has(c));
+      const closed = skipWhile(text, marks, (c) => CLOSERS.has(c));
+      if (closed === text.length) {
+        if (!final) return undefined;
+        continue; // the text's own end: the rest is one sentence
+      }
+      if (!isSpace(text[closed]!)) {
+        at = closed - 1; // `3.14`, `example.com`, `a.b`: not an end
+        continue;
+      }
+      if (char === '.' && isAbbreviation(text, at)) {
+        at = closed - 1;
+        continue;
+      }
+      const end = skipWhile(text, closed, isSpace);
+      if (end === text.length && !final) return undefined; // more space may follow
+      return end;
+    }
+  }
+  return undefined;
+}
+
+function isAbbreviation(text: string, dot: number): boolean {
+  let start = dot;
+  while (start > 0 && !isSpace(text[start - 1]!)) start--;
+  const word = text.slice(start, dot).replace(/^[("'“‘[]+/, '');
+  if (/^[A-Z]$/.test(word)) return true; // an initial: J. K. Rowling
+  return ABBREVIATIONS.has(word.toLowerCase());
+}
+
+function skipWhile(text: string, from: number, test: (char: string) => boolean): number {
+  let at = from;
+  while (at < text.length && test(text[at]!)) at++;
+  return at;
+}
+
+const isSpace = (char: string) => /\s/.test(char);

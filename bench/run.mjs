@@ -1,18 +1,31 @@
 #!/usr/bin/env node
-// `npm run bench`: runs the benchmarks (in workerd, through the vitest pool), prints their table and
-// writes bench/RESULTS.md. Bounded: the run stops itself after five minutes.
+// `npm run bench`: runs the benchmarks (in workerd through the vitest pool, and the platform-free
+// core in Node), prints their figures and writes bench/RESULTS.md. Bounded: each part stops itself
+// after a few minutes.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-const child = spawn('npx', ['vitest', 'run', '--config', 'bench/vitest.bench.config.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const timer = setTimeout(() => child.kill('SIGTERM'), 300_000);
-let output = '';
-child.stdout.on('data', (chunk) => {
-  output += chunk;
-  process.stdout.write(chunk);
-});
-const code = await new Promise((resolve) => child.on('close', resolve));
-clearTimeout(timer);
+async function run(command, args, limitMs) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const timer = setTimeout(() => child.kill('SIGTERM'), limitMs);
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    process.stdout.write(chunk);
+  });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  return { code, output };
+}
+
+const workerd = await run('npx', ['vitest', 'run', '--config', 'bench/vitest.bench.config.ts'], 240_000);
+const bundle = join(mkdtempSync(join(tmpdir(), 'bench-')), 'cpu-per-event.mjs');
+const built = await run('npx', ['esbuild', 'bench/cpu-per-event.ts', '--bundle', '--platform=node', '--format=esm', `--outfile=${bundle}`, '--log-level=warning'], 60_000);
+const node = built.code === 0 ? await run('node', [bundle], 60_000) : built;
+const output = workerd.output + node.output;
+const code = workerd.code || node.code;
 
 const results = [...output.matchAll(/BENCH (\{.*\})/g)].map((match) => JSON.parse(match[1]));
 const hydration = results.find((result) => result.name === 'context-hydration');
@@ -36,6 +49,21 @@ if (hydration) {
     '',
   );
   console.log(`\ncontext hydration: ${hydration.rows.map((row) => `${row.stored} stored -> ${row.turnMs} ms, ${row.loaded.messages} loaded`).join('; ')}; ratio ${hydration.latencyRatio}`);
+}
+const cpu = results.find((result) => result.name === 'cpu-per-event');
+if (cpu) {
+  lines.push(
+    '## CPU per event of the core, in Node',
+    '',
+    `The agent loop on a scripted provider streaming ${cpu.deltas.toLocaleString('en')} text deltas, alone and with each turns-API`,
+    `encoder listening (SSE framing included); \`process.cpuUsage\`, median of ${cpu.runs} runs, systems alternating, Node ${cpu.node}.`,
+    '',
+    '| system | CPU per internal event |',
+    '| --- | ---: |',
+    ...cpu.rows.map((row) => `| ${row.name} | ${row.microsecondsPerEvent} µs |`),
+    '',
+  );
+  console.log(`cpu per event: ${cpu.rows.map((row) => `${row.name} ${row.microsecondsPerEvent} µs`).join('; ')}`);
 }
 writeFileSync(new URL('./RESULTS.md', import.meta.url), lines.join('\n'));
 process.exit(code ?? 1);

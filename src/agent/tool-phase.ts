@@ -72,7 +72,7 @@ async function execute(call: ServerCall, options: ToolPhaseOptions): Promise<Out
     const message = error instanceof Error ? error.message : String(error);
     return { state: 'error', content: error instanceof ToolError ? message : `${call.name} failed: ${message}` };
   } finally {
-    clearTimeout(timer ?? null);
+    if (timer !== undefined) clearTimeout(timer);
     options.signal.removeEventListener('abort', stop);
   }
 }

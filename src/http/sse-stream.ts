@@ -28,12 +28,12 @@ export function createSseStream(options: { heartbeatMs?: number } = {}): SseStre
     writer.write(encoder.encode(text)).catch(() => {
       // The client went away. The turn goes on; only its transport stops.
       open = false;
-      clearTimeout(timer ?? null);
+      if (timer !== undefined) clearTimeout(timer);
     });
     scheduleHeartbeat();
   };
   const scheduleHeartbeat = () => {
-    clearTimeout(timer ?? null);
+    if (timer !== undefined) clearTimeout(timer);
     if (open) timer = setTimeout(() => write(': keep-alive\n\n'), heartbeatMs);
   };
 
@@ -44,7 +44,7 @@ export function createSseStream(options: { heartbeatMs?: number } = {}): SseStre
       write(formatSseEvent(item.event, id, item.data));
     },
     close() {
-      clearTimeout(timer ?? null);
+      if (timer !== undefined) clearTimeout(timer);
       if (!open) return;
       open = false;
       writer.close().catch(() => {});

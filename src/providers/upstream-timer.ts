@@ -35,7 +35,7 @@ export class UpstreamTimer {
   /** Starts a phase (or restarts `idle` on every sign of life). */
   enter(phase: UpstreamPhase): void {
     this.current = phase;
-    clearTimeout(this.timer ?? null);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     const ms = phase === 'connect' ? this.timeouts.connectMs : phase === 'first-byte' ? this.timeouts.firstByteMs : this.timeouts.idleMs;
     this.timer = setTimeout(() => {
       this.fired = true;
@@ -60,6 +60,6 @@ export class UpstreamTimer {
   }
 
   clear(): void {
-    clearTimeout(this.timer ?? null);
+    if (this.timer !== undefined) clearTimeout(this.timer);
   }
 }

@@ -1,0 +1,82 @@
+/**
+ * CPU per event of the platform-free core, in Node (`process.cpuUsage`): the agent loop alone, and
+ * the loop with each seed 000 encoder (and the SSE framing) listening. A scripted provider streams
+ * 20,000 text deltas; every figure is the median of repeated runs. Prints one `BENCH {json}` line.
+ */
+import type { AgentEvent } from '../src/agent/events';
+import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
+import { runTurn } from '../src/agent/run-turn';
+import { formatSseEvent } from '../src/http/sse-stream';
+import { createTurnsJsonEncoder } from '../src/protocol/turns-json-encoder';
+import { createTurnsSseEncoder } from '../src/protocol/turns-sse-encoder';
+import type { ModelProvider, ModelStreamPart } from '../src/providers/types';
+import { createToolRegistry } from '../src/tools/registry';
+
+const DELTAS = 20_000;
+const RUNS = 7;
+
+const provider: ModelProvider = {
+  async *stream() {
+    for (let index = 0; index < DELTAS; index++) yield { type: 'text-delta', delta: `word${index % 100} ` } satisfies ModelStreamPart;
+    yield { type: 'usage', usage: { inputTokens: 10, outputTokens: DELTAS } };
+    yield { type: 'finish', reason: 'end_turn' };
+  },
+};
+
+async function cpuPerEvent(listen: (event: AgentEvent) => void): Promise<number> {
+  let events = 0;
+  const start = process.cpuUsage();
+  await runTurn(
+    { turnId: 'turn_bench', history: [], context: { calibration: 1 }, answers: [], newMessages: [{ role: 'user', content: 'go' }], clientTools: [] },
+    {
+      model: { id: 'bench:model', model: 'model', provider },
+      tools: createToolRegistry([]),
+      toolContext: { now: () => new Date(), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } },
+      emit: (event) => {
+        events++;
+        listen(event);
+      },
+      signal: new AbortController().signal,
+      systemPrompt: 'bench',
+      maxIterations: 1,
+      toolTimeoutMs: 1000,
+      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
+      context: { windowOverride: { all: 10_000_000, byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000 },
+      newId: (prefix) => `${prefix}_x`,
+      now: Date.now,
+    },
+  );
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / events;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const systems: Record<string, () => (event: AgentEvent) => void> = {
+  'loop alone': () => () => {},
+  'loop + delta SSE encoder + framing': () => {
+    const encoder = createTurnsSseEncoder('delta');
+    return (event) => {
+      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+    };
+  },
+  'loop + message SSE encoder + framing': () => {
+    const encoder = createTurnsSseEncoder('message');
+    return (event) => {
+      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+    };
+  },
+  'loop + JSON encoder': () => {
+    const encoder = createTurnsJsonEncoder();
+    return (event) => void encoder.encode(event);
+  },
+};
+
+for (const make of Object.values(systems)) await cpuPerEvent(make()); // warm up the JIT for all alike
+const results: Record<string, number[]> = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
+for (let run = 0; run < RUNS; run++) {
+  // Alternating systems within each run, so that drift of the machine falls on all alike.
+  for (const [name, make] of Object.entries(systems)) results[name]!.push(await cpuPerEvent(make()));
+}
+const rows = Object.entries(results).map(([name, values]) => ({ name, microsecondsPerEvent: Math.round(median(values) * 100) / 100 }));
+console.log(`BENCH ${JSON.stringify({ name: 'cpu-per-event', deltas: DELTAS, runs: RUNS, node: process.version, rows })}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A bounded load run on loopback: starts `wrangler dev` (demo model, no rate limit), runs SESSIONS
 // sessions at once, TURNS turns each (every turn runs the calculator tool), then counts every stored
-// message. Prints p50/p99 latency; exits non-zero on any 5xx, lost or duplicated message.
+// message. Prints p50/p99 latency (retries included); exits non-zero on any 5xx, lost or duplicated
+// message.
 // Usage: npm run load [-- --sessions 200 --turns 5]
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -19,10 +20,14 @@ const port = await new Promise((resolve) => {
   });
 });
 const base = `http://127.0.0.1:${port}`;
-const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', 'RATE_LIMIT_PER_MINUTE:0'], {
+const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', 'RATE_LIMIT_PER_MINUTE:0', ...(process.env.LOAD_DEBUG ? ['--log-level', 'debug'] : [])], {
   stdio: ['ignore', 'pipe', 'pipe'],
   detached: true,
 });
+// wrangler's own output, kept for when something fails (LOAD_LOG=path to write it).
+let devLog = '';
+dev.stdout.on('data', (chunk) => (devLog += chunk));
+dev.stderr.on('data', (chunk) => (devLog += chunk));
 const stop = () => {
   try {
     process.kill(-dev.pid, 'SIGTERM');
@@ -34,29 +39,45 @@ const deadline = setTimeout(() => {
   process.exit(3);
 }, DEADLINE_MS);
 
+// wrangler dev may restart its runtime once just after it first answers (it retries the `cf` object
+// it cannot fetch offline): wait for its "Ready" line and a quiet moment before loading it.
 for (;;) {
   try {
-    if ((await fetch(`${base}/healthz`)).ok) break;
+    if (devLog.includes('Ready on') && (await fetch(`${base}/healthz`)).ok) break;
   } catch {}
   if (Date.now() - started > 30_000) throw new Error('wrangler dev did not start');
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
+await new Promise((resolve) => setTimeout(resolve, 3000));
 
 const run = `load-${Date.now().toString(36)}`;
 const latencies = [];
+let firstFailure;
+let proxyResets = 0;
 const statuses = new Map();
 const count = (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
 
+// Each turn carries an Idempotency-Key, as a careful client's would: on the 503 that wrangler dev's
+// own proxy answers when it loses its connection to the runtime under saturation ("Your worker
+// restarted mid-request"), the client retries, and the key makes the retry safe (never a second run).
 async function session(index) {
   const id = `${run}-${index}`;
   for (let turn = 0; turn < TURNS; turn++) {
     const t0 = performance.now();
-    const response = await fetch(`${base}/sessions/${id}/turns`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: `calculate ${index}*${turn}` }] }),
-    });
-    await response.arrayBuffer();
+    let response;
+    let text = '';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      response = await fetch(`${base}/sessions/${id}/turns`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `${id}-${turn}` },
+        body: JSON.stringify({ messages: [{ role: 'user', content: `calculate ${index}*${turn}` }] }),
+      });
+      text = await response.text();
+      if (response.status !== 503 || !text.startsWith('Your worker restarted mid-request')) break;
+      proxyResets++;
+      await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
+    }
+    if (response.status >= 500 && !firstFailure) firstFailure = `${response.status} ${text.slice(0, 300)}`;
     latencies.push(performance.now() - t0);
     count(response.status);
   }
@@ -86,7 +107,9 @@ const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latenc
 const errors5xx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
 console.log(`load: ${SESSIONS} sessions x ${TURNS} turns = ${latencies.length} turns in ${seconds.toFixed(1)} s (${(latencies.length / seconds).toFixed(0)} turns/s)`);
 console.log(`latency: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1).toFixed(1)} ms`);
-console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}; 5xx: ${errors5xx}`);
+console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}; 5xx: ${errors5xx}; dev-proxy resets retried: ${proxyResets}`);
 console.log(`stored: lost ${lost}, duplicated ${duplicated}`);
+if (firstFailure) console.log(`first failure: ${firstFailure}`);
+if (process.env.LOAD_LOG) (await import('node:fs')).writeFileSync(process.env.LOAD_LOG, devLog);
 stop();
 process.exit(errors5xx === 0 && lost === 0 && duplicated === 0 ? 0 : 1);

@@ -186,8 +186,9 @@ export class SessionStore implements NotesStore {
     return Number(this.meta('token_calibration') ?? 1);
   }
 
+  /** Written only when it moved enough to matter: a row write per model call is not free. */
   setCalibration(value: number): void {
-    this.setMeta('token_calibration', String(value));
+    if (Math.abs(value - this.calibration()) >= 0.02) this.setMeta('token_calibration', String(value));
   }
 
   page(limit: number, after: number | undefined): { messages: (HistoryMessage | CompactionMarker)[]; next?: string } {
@@ -293,7 +294,6 @@ export class SessionStore implements NotesStore {
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
     }
-    this.touch();
   }
 
   private readMessage(row: MessageRow): HistoryMessage {

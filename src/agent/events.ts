@@ -117,6 +117,8 @@ export type AgentEvent =
       error?: TurnError;
       /** The loop hit MAX_ITERATIONS and made its last call without tools. */
       maxIterationsReached?: true;
+      /** The session's token calibration after this turn's calls (kept for the next turn). */
+      calibration: number;
     };
 
 export type AgentEventType = AgentEvent['type'];

@@ -260,6 +260,7 @@ export class SessionObject extends DurableObject<Env> {
         stopReason: 'error',
         usage: emptyUsage(),
         modelCalls: [],
+        calibration: this.store.calibration(),
         error: { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' },
       };
       this.turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));

@@ -4,22 +4,13 @@
  * answers change call state only; they are never stored as messages.
  */
 import type { AgentEvent } from '../agent/events';
-import { recalibrate } from '../agent/context/token-estimate';
 import { assertNever } from '../lib/assert-never';
 import type { SessionStore } from './store';
 import type { TurnStore } from './turn-store';
 
 export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId: string): (event: AgentEvent) => void {
-  let estimate = 0;
   return (event) => {
     switch (event.type) {
-      case 'model-call-start':
-        estimate = event.estimatedInputTokens;
-        return;
-      case 'model-call-end':
-        // The provider's count corrects our estimate for the next turns of this session.
-        store.setCalibration(recalibrate(store.calibration(), estimate / store.calibration(), event.usage.inputTokens));
-        return;
       case 'context-compacted':
         store.addCompaction(turnId, event);
         return;
@@ -48,12 +39,15 @@ export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId
       }
       case 'turn-stop':
         store.addUsage(event.usage);
+        store.setCalibration(event.calibration);
         turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
         return;
       case 'turn-start':
       case 'step-start':
       case 'step-end':
+      case 'model-call-start':
       case 'model-call-retry':
+      case 'model-call-end':
       case 'text-start':
       case 'text-delta':
       case 'text-end':

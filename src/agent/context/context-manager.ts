@@ -25,7 +25,7 @@ export type ContextOptions = {
 
 export class ContextManager {
   private summary: Summary | undefined;
-  private calibration: number;
+  private currentCalibration: number;
   readonly budget: ContextBudget;
 
   constructor(
@@ -33,7 +33,7 @@ export class ContextManager {
     private readonly options: ContextOptions,
   ) {
     this.summary = options.summary;
-    this.calibration = options.calibration;
+    this.currentCalibration = options.calibration;
     this.budget = contextBudget(options.model.id, options.settings);
   }
 
@@ -44,12 +44,17 @@ export class ContextManager {
   }
 
   estimate(system: string, tools: ToolSpec[]): number {
-    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.calibration);
+    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.currentCalibration);
+  }
+
+  /** Reported input tokens over estimated ones, smoothed: what the session keeps for its next turn. */
+  get calibration(): number {
+    return this.currentCalibration;
   }
 
   /** After a call: the provider's count corrects the estimate. */
   observe(estimated: number, reportedInputTokens: number): void {
-    this.calibration = recalibrate(this.calibration, estimated / this.calibration, reportedInputTokens);
+    this.currentCalibration = recalibrate(this.currentCalibration, estimated / this.currentCalibration, reportedInputTokens);
   }
 
   /** Before a call: compacts past the budget; false when even that cannot make the prompt fit. */
@@ -66,7 +71,7 @@ export class ContextManager {
 
   /** Summarises the oldest messages so that about `keepTokens` (estimated) of recent ones stay verbatim. */
   private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
-    const cut = chooseCut(this.messages, keepTokens / this.calibration);
+    const cut = chooseCut(this.messages, keepTokens / this.currentCalibration);
     if (cut <= 0) return;
     const tokensBefore = this.estimate(system, tools);
     const result = await summarize(this.options.model, this.summary, this.messages.slice(0, cut), this.options.signal);

@@ -121,6 +121,4 @@ export type AgentEvent =
       calibration: number;
     };
 
-export type AgentEventType = AgentEvent['type'];
-
 export type Emit = (event: AgentEvent) => void;

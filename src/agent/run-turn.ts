@@ -59,7 +59,7 @@ export type TurnOutcome = {
   maxIterationsReached?: true;
 };
 
-const SUMMARY_INSTRUCTION =
+const FINAL_ANSWER_INSTRUCTION =
   'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
 
 export function denialText(reason: string | undefined): string {
@@ -173,7 +173,7 @@ class Turn {
 
   /** One model call and its tools; returns the turn's outcome when the turn ends here. */
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
-    const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${SUMMARY_INSTRUCTION}`;
+    const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
     const tools = offerTools ? this.toolSpecs() : [];
     const fits = await this.context.fit(system, tools);
     if (this.deps.signal.aborted) return this.cancelled();
@@ -216,11 +216,12 @@ class Turn {
   }
 
   private async callModel(step: number, system: string, tools: ToolSpec[]) {
-    const estimatedInputTokens = this.context.estimate(system, tools);
+    const messages = this.context.prompt();
+    const estimatedInputTokens = this.context.estimate(system, tools, messages);
     const result = await callModel({
       handle: this.deps.model,
       system,
-      messages: this.context.prompt(),
+      messages,
       tools,
       signal: this.deps.signal,
       emit: this.emit,

@@ -49,7 +49,7 @@ export async function authenticate(request: Request, env: Env): Promise<string> 
   }
 }
 
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 

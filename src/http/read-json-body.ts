@@ -9,12 +9,8 @@ import type { z } from '../lib/zod';
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
 
-export async function readJsonBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
-  return (await readJsonBodyWithText(request, schema)).data;
-}
-
-/** The checked value and the body's text as it came (what an Idempotency-Key is bound to). */
-export async function readJsonBodyWithText<Schema extends z.ZodType>(
+/** The checked value, and the body's text as it came (what an Idempotency-Key is bound to). */
+export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
   schema: Schema,
 ): Promise<{ data: z.infer<Schema>; text: string }> {

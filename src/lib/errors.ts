@@ -10,7 +10,6 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: unknown;
-  readonly retryable: boolean;
   /** Headers the response must carry, e.g. `Retry-After` or `WWW-Authenticate`. */
   readonly headers: Record<string, string>;
 
@@ -25,17 +24,11 @@ export class ApiError extends Error {
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
-    this.retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   }
 
   toBody(): ApiErrorBody {
     const error: ApiErrorBody['error'] = { code: this.code, message: this.message };
     if (this.details !== undefined) error.details = this.details;
     return { error };
-  }
-
-  /** Expected failures cross the Durable Object RPC boundary as plain values (thrown errors lose fields). */
-  static fromBody(status: number, body: ApiErrorBody): ApiError {
-    return new ApiError(status, body.error.code, body.error.message, { details: body.error.details });
   }
 }

@@ -142,10 +142,6 @@ export class SessionStore implements NotesStore {
       .map((row) => this.readMessage(row));
   }
 
-  history(): HistoryMessage[] {
-    return this.historyAfter(0);
-  }
-
   // --- context: compactions and the token calibration ---------------------------------------------
 
   latestCompaction(): CompactionRecord | undefined {

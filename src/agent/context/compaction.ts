@@ -17,9 +17,18 @@ export const SUMMARY_SYSTEM_PROMPT =
 
 export type Summary = { text: string; messages: number };
 
+const SUMMARY_HEADER = /^\[Summary of the earlier conversation, (\d+) messages\]\n/;
+
 /** The summary as the first message of a prompt. */
 export function summaryMessage(summary: Summary): UserMessage {
   return { role: 'user', content: `[Summary of the earlier conversation, ${summary.messages} messages]\n${summary.text}` };
+}
+
+/** How many messages a prompt's first message stands for, when it is a summary (see `summaryMessage`). */
+export function summarizedCount(message: HistoryMessage | undefined): number | undefined {
+  if (message?.role !== 'user' || typeof message.content !== 'string') return undefined;
+  const header = SUMMARY_HEADER.exec(message.content);
+  return header ? Number(header[1]) : undefined;
 }
 
 /**

@@ -43,8 +43,9 @@ export class ContextManager {
     return this.summary ? [summaryMessage(this.summary), ...messages] : messages;
   }
 
-  estimate(system: string, tools: ToolSpec[]): number {
-    return Math.ceil(estimateTokens(system, this.prompt(), tools) * this.currentCalibration);
+  /** The prompt's estimated size; pass the prompt when it is already built. */
+  estimate(system: string, tools: ToolSpec[], prompt = this.prompt()): number {
+    return Math.ceil(estimateTokens(system, prompt, tools) * this.currentCalibration);
   }
 
   /** Reported input tokens over estimated ones, smoothed: what the session keeps for its next turn. */

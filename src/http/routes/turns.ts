@@ -10,7 +10,7 @@ import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
 import type { AuthedRequest } from '../auth';
 import { jsonError } from '../error-response';
-import { readJsonBodyWithText } from '../read-json-body';
+import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 
 export const SSE_HEADERS = {
@@ -23,7 +23,7 @@ export const SSE_HEADERS = {
 export async function postTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
-  const { data: body, text } = await readJsonBodyWithText(request, turnRequestSchema);
+  const { data: body, text } = await readJsonBody(request, turnRequestSchema);
   checkToolNames(body.tools ?? [], defaultTools.names());
   const model = pickModel(readConfig(env), body.model);
   const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };

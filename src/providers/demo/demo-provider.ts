@@ -3,7 +3,7 @@
  * with usage (about four characters a token), so that every encoder and the whole loop run offline.
  */
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { SUMMARY_SYSTEM_PROMPT } from '../../agent/context/compaction';
+import { SUMMARY_SYSTEM_PROMPT, summarizedCount } from '../../agent/context/compaction';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, type DemoPlan } from './demo-rules';
 
 export const DEMO_MODEL_ID = 'demo:demo';
@@ -72,9 +72,8 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
  * that names how many messages it stands for. Keeps the demo's call ids unique in a session.
  */
 function absoluteLength(messages: ModelRequest['messages']): number {
-  const first = messages[0];
-  const summarized = first?.role === 'user' && typeof first.content === 'string' ? /^\[Summary of the earlier conversation, (\d+) messages\]/.exec(first.content) : null;
-  return summarized ? Number(summarized[1]) + messages.length - 1 : messages.length;
+  const summarized = summarizedCount(messages[0]);
+  return summarized === undefined ? messages.length : summarized + messages.length - 1;
 }
 
 function planFor(request: ModelRequest, offered: Set<string>): DemoPlan {

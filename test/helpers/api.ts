@@ -123,3 +123,11 @@ export async function jsonTurn(sessionId: string, body: Record<string, unknown>)
   expect(response.status).toBe(200);
   return response.json();
 }
+
+/** A `stream: "delta"` turn: its events, the data of the events of one name, and its turn_stop. */
+export async function streamTurn(sessionId: string, body: Record<string, unknown>) {
+  const result = await turn(sessionId, { stream: 'delta', ...body });
+  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
+  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
+  return { events: result.events, of, stop: result.events.at(-1)!.data };
+}

@@ -2,30 +2,16 @@
  * The anthropic provider end to end through the Worker against a stand-in Messages API replaying
  * recorded streams; a session that moves between providers; usage per call, per turn and per session.
  */
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { checkHistoryInvariants, history, newSessionId, session, turn, user } from '../helpers/api';
-
-const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
-
-async function sentWith(marker: string): Promise<any[]> {
-  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
-  return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
-}
-
-async function sse(sessionId: string, body: Record<string, unknown>) {
-  const result = await turn(sessionId, { stream: 'delta', ...body });
-  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
-  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
-  return { events: result.events, of, stop: result.events.at(-1)!.data };
-}
+import { checkHistoryInvariants, history, newSessionId, session, streamTurn, turn, user } from '../helpers/api';
+import { sentWith } from '../helpers/upstream-log';
 
 const A = (fixture: string) => `anthropic:replay/anthropic/${fixture}`;
 
 describe('anthropic provider through the Worker', () => {
   it('streams recorded text, with the key, cache breakpoints and usage per call', async () => {
     const id = newSessionId('an-text');
-    const { of, stop } = await sse(id, { messages: [user(`hi ${id}`)], model: A('claude-sonnet-4-text-ping') });
+    const { of, stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], model: A('claude-sonnet-4-text-ping') });
     expect(of('text_delta').length).toBeGreaterThan(3);
     expect(stop.stopReason).toBe('end_turn');
     expect(stop.usage.calls).toHaveLength(1);
@@ -40,7 +26,7 @@ describe('anthropic provider through the Worker', () => {
 
   it('runs a trusted tool inline and answers with its result; usage counts cache reads and writes', async () => {
     const id = newSessionId('an-calc');
-    const { of, stop } = await sse(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/calc' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/calc' });
     expect(of('tool_call')).toEqual([{ toolCallId: 'toolu_calc_1', name: 'calculator', input: { expression: '6*7' } }]);
     expect(of('tool_result')).toEqual([{ toolCallId: 'toolu_calc_1', content: '42' }]);
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('The result is 42.');
@@ -50,7 +36,7 @@ describe('anthropic provider through the Worker', () => {
 
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
-    const { of, stop } = await sse(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('Working on it, and here is the rest.');
     expect(stop.stopReason).toBe('end_turn');
     const [, second] = await sentWith(id);
@@ -59,22 +45,22 @@ describe('anthropic provider through the Worker', () => {
 
   it('keeps thinking with its signature and sends it back verbatim on the next call', async () => {
     const id = newSessionId('an-think');
-    const first = await sse(id, { messages: [user(`think ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
+    const first = await streamTurn(id, { messages: [user(`think ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
     expect(first.of('thinking_delta').length).toBeGreaterThan(5);
     const stored = (await history(id))[1];
     const thinking = stored.content[0];
     expect(thinking.type).toBe('thinking');
     expect(thinking.signature.length).toBeGreaterThan(50);
 
-    await sse(id, { messages: [user('and then?')], model: A('claude-sonnet-4-text-ping') });
+    await streamTurn(id, { messages: [user('and then?')], model: A('claude-sonnet-4-text-ping') });
     const [, second] = await sentWith(id);
     expect(second.messages[1].content[0]).toEqual({ type: 'thinking', thinking: thinking.thinking, signature: thinking.signature });
   });
 
   it('keeps redacted thinking and sends it back as redacted_thinking', async () => {
     const id = newSessionId('an-redacted');
-    await sse(id, { messages: [user(`secret ${id}`)], model: A('claude-sonnet-4-5-redacted-thinking') });
-    await sse(id, { messages: [user('more')], model: A('claude-sonnet-4-text-ping') });
+    await streamTurn(id, { messages: [user(`secret ${id}`)], model: A('claude-sonnet-4-5-redacted-thinking') });
+    await streamTurn(id, { messages: [user('more')], model: A('claude-sonnet-4-text-ping') });
     const [, second] = await sentWith(id);
     expect(second.messages[1].content.slice(0, 2).map((b: any) => b.type)).toEqual(['redacted_thinking', 'redacted_thinking']);
   });
@@ -82,11 +68,11 @@ describe('anthropic provider through the Worker', () => {
   it('stops for recorded parallel tool calls and resumes with the results', async () => {
     const id = newSessionId('an-tools');
     const tools = [{ name: 'add' }, { name: 'multiply' }];
-    const first = await sse(id, { messages: [user(`math ${id}`)], tools, model: A('claude-sonnet-4-parallel-tool-use') });
+    const first = await streamTurn(id, { messages: [user(`math ${id}`)], tools, model: A('claude-sonnet-4-parallel-tool-use') });
     const calls = first.of('tool_call');
     expect(calls.map((c) => c.name)).toEqual(['add', 'multiply']);
     expect(first.stop.stopReason).toBe('tool_use');
-    const second = await sse(id, {
+    const second = await streamTurn(id, {
       messages: calls.map((c) => ({ role: 'tool', toolCallId: c.toolCallId, content: '7' })),
       tools,
       model: A('claude-sonnet-4-parallel-tool-use'),
@@ -103,7 +89,7 @@ describe('anthropic provider through the Worker', () => {
     ['a cut stream', 'anthropic:cut/anthropic/claude-sonnet-4-single-tool-use', 'error', 1],
   ])('maps %s', async (_label, model, stopReason, requests) => {
     const id = newSessionId('an-stop');
-    const { stop } = await sse(id, { messages: [user(`x ${id}`)], model });
+    const { stop } = await streamTurn(id, { messages: [user(`x ${id}`)], model });
     expect(stop.stopReason).toBe(stopReason);
     if (requests !== undefined) expect(await sentWith(id)).toHaveLength(requests);
     expect((await turn(id, { messages: [user('again')] })).status).toBe(200);
@@ -113,11 +99,11 @@ describe('anthropic provider through the Worker', () => {
 describe('a session that changes provider between turns', () => {
   it('converts the history for each: thinking dropped for OpenAI, signed thinking back for Anthropic, tool ids paired', async () => {
     const id = newSessionId('switch');
-    await sse(id, { messages: [user(`start ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
+    await streamTurn(id, { messages: [user(`start ${id}`)], model: A('claude-sonnet-4-thinking-signature-text') });
     const tools = [{ name: 'weather' }];
-    const viaOpenAI = await sse(id, { messages: [user('weather?')], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
+    const viaOpenAI = await streamTurn(id, { messages: [user('weather?')], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
     const call = viaOpenAI.of('tool_call')[0]!;
-    const back = await sse(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'sunny' }], tools, model: A('claude-sonnet-4-text-ping') });
+    const back = await streamTurn(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'sunny' }], tools, model: A('claude-sonnet-4-text-ping') });
     expect(back.stop.stopReason).toBe('end_turn');
 
     const [, openaiRequest, anthropicRequest] = await sentWith(id);
@@ -136,8 +122,8 @@ describe('a session that changes provider between turns', () => {
 
   it('keeps a running total of the session’s usage', async () => {
     const id = newSessionId('usage');
-    const first = await sse(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });
-    const second = await sse(id, { messages: [user('two')], model: A('claude-sonnet-4-text-ping') });
+    const first = await streamTurn(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    const second = await streamTurn(id, { messages: [user('two')], model: A('claude-sonnet-4-text-ping') });
     const { body } = await session(id);
     expect(body.usage.inputTokens).toBe(first.stop.usage.inputTokens + second.stop.usage.inputTokens);
     expect(body.usage.outputTokens).toBe(first.stop.usage.outputTokens + second.stop.usage.outputTokens);

@@ -4,17 +4,11 @@
  * every original message; an overflow answer brings one harder compaction, then max_tokens; a huge
  * tool result is stored whole and sent shortened.
  */
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
+import { sentWith } from '../helpers/upstream-log';
 
-const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
 const WINDOW = 3000;
-
-async function sentWith(marker: string): Promise<any[]> {
-  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
-  return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
-}
 
 const isSummaryCall = (body: any) => String(body.messages[0]?.content).startsWith('You summarise conversations');
 

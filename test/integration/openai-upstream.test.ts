@@ -3,29 +3,14 @@
  * OpenAI-compatible server over HTTP (recorded real streams and scripted behaviours), and what the
  * Worker sent it.
  */
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { checkHistoryInvariants, history, newSessionId, turn, user } from '../helpers/api';
-
-const upstream = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
-
-/** The request bodies the stand-in received whose messages mention `marker`. */
-async function sentWith(marker: string): Promise<any[]> {
-  const log = (await (await fetch(`${upstream}/__log`)).json()) as any[];
-  return log.filter((body) => JSON.stringify(body.messages).includes(marker));
-}
-
-async function sse(sessionId: string, body: Record<string, unknown>) {
-  const result = await turn(sessionId, { stream: 'delta', ...body });
-  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
-  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
-  return { events: result.events, of, stop: result.events.at(-1)!.data };
-}
+import { checkHistoryInvariants, history, newSessionId, streamTurn, user } from '../helpers/api';
+import { sentWith } from '../helpers/upstream-log';
 
 describe('openai provider through the Worker', () => {
   it('streams a recorded text answer, with its usage on turn_stop', async () => {
     const id = newSessionId('oa-text');
-    const { of, stop } = await sse(id, { messages: [user(`hi ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('Olá!');
     expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 20, outputTokens: 2, cachedInputTokens: 0 } });
     expect((await history(id))[1]).toEqual({ role: 'assistant', content: 'Olá!' });
@@ -37,7 +22,7 @@ describe('openai provider through the Worker', () => {
 
   it('streams recorded reasoning as thinking', async () => {
     const id = newSessionId('oa-think');
-    const { of, stop } = await sse(id, { messages: [user(`think ${id}`)], model: 'openai:replay/deepseek/deepseek-reasoner-reasoning-content-usage' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`think ${id}`)], model: 'openai:replay/deepseek/deepseek-reasoner-reasoning-content-usage' });
     expect(of('thinking_delta').length).toBeGreaterThan(10);
     expect(of('text_delta').length).toBeGreaterThan(1);
     expect(stop.stopReason).toBe('end_turn');
@@ -46,7 +31,7 @@ describe('openai provider through the Worker', () => {
 
   it('runs a trusted tool the model calls, and sends the call and its result back paired', async () => {
     const id = newSessionId('oa-calc');
-    const { of, stop } = await sse(id, { messages: [user(`compute ${id}`)], model: 'openai:script/calc' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'openai:script/calc' });
     expect(of('tool_call')).toEqual([{ toolCallId: 'call_calc_1', name: 'calculator', input: { expression: '6*7' } }]);
     expect(of('tool_result')).toEqual([{ toolCallId: 'call_calc_1', content: '42' }]);
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('The result is 42.');
@@ -62,12 +47,12 @@ describe('openai provider through the Worker', () => {
   it('stops for a recorded client tool call and resumes with the client result', async () => {
     const id = newSessionId('oa-client');
     const tools = [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } }];
-    const first = await sse(id, { messages: [user(`weather ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
+    const first = await streamTurn(id, { messages: [user(`weather ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-single-tool-call-usage' });
     const call = first.of('tool_call')[0]!;
     expect(call.name).toBe('weather');
     expect(first.stop.stopReason).toBe('tool_use');
 
-    const second = await sse(id, {
+    const second = await streamTurn(id, {
       messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }],
       tools,
       model: 'openai:replay/openai/gpt-4o-single-tool-call-usage',
@@ -82,12 +67,12 @@ describe('openai provider through the Worker', () => {
     const id = newSessionId('oa-parallel');
     const tools = [{ name: 'add' }, { name: 'multiply' }];
     const model = 'openai:replay/openai/gpt-4o-parallel-tool-calls-usage';
-    const first = await sse(id, { messages: [user(`math ${id}`)], tools, model });
+    const first = await streamTurn(id, { messages: [user(`math ${id}`)], tools, model });
     const calls = first.of('tool_call');
     expect(calls.map((c) => c.name)).toEqual(['add', 'multiply']);
     expect(first.stop.stopReason).toBe('tool_use');
     const answers = calls.map((c, index) => ({ role: 'tool', toolCallId: c.toolCallId, content: String(index + 5) }));
-    const second = await sse(id, { messages: [...answers].reverse(), tools, model });
+    const second = await streamTurn(id, { messages: [...answers].reverse(), tools, model });
     expect(second.stop.stopReason).toBe('end_turn');
     const [, resumed] = await sentWith(id);
     expect(resumed.messages.slice(-2).map((m: any) => m.tool_call_id)).toEqual(calls.map((c) => c.toolCallId));
@@ -98,7 +83,7 @@ describe('openai provider through the Worker', () => {
     ['a refusal', 'openai:replay/openai/gpt-4o-refusal', 'refusal'],
   ])('maps %s to its stop reason', async (_label, model, stopReason) => {
     const id = newSessionId('oa-stop');
-    const { stop } = await sse(id, { messages: [user(`x ${id}`)], model });
+    const { stop } = await streamTurn(id, { messages: [user(`x ${id}`)], model });
     expect(stop.stopReason).toBe(stopReason);
   });
 
@@ -113,18 +98,18 @@ describe('openai provider through the Worker', () => {
     ['a server that stops sending', 'openai:stall', 'upstream_timeout'],
   ])('ends the turn with error on %s, and leaves the session consistent', async (_label, model, code) => {
     const id = newSessionId('oa-fail');
-    const { stop, events } = await sse(id, { messages: [user(`fail ${id}`)], model, tools: [{ name: 'weather' }] });
+    const { stop, events } = await streamTurn(id, { messages: [user(`fail ${id}`)], model, tools: [{ name: 'weather' }] });
     expect(stop.stopReason).toBe('error');
     expect(stop.error.code).toBe(code);
     expect(JSON.stringify(events)).not.toContain('secret upstream detail');
     expect(await history(id)).toEqual([{ role: 'user', content: `fail ${id}` }]);
-    const next = await sse(id, { messages: [user('again')] });
+    const next = await streamTurn(id, { messages: [user('again')] });
     expect(next.stop.stopReason).toBe('end_turn');
   });
 
   it('retries a fault that came before any output, and succeeds', async () => {
     const id = newSessionId('oa-flaky');
-    const { of, stop, events } = await sse(id, { messages: [user(`flaky ${id}`)], model: 'openai:flaky/1' });
+    const { of, stop, events } = await streamTurn(id, { messages: [user(`flaky ${id}`)], model: 'openai:flaky/1' });
     expect(stop.stopReason).toBe('end_turn');
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('Olá!');
     expect(events.filter((e) => e.event === 'text_delta').length).toBe(2); // the failed attempt showed nothing
@@ -138,7 +123,7 @@ describe('openai provider through the Worker', () => {
     ['a timeout before any output (one retry allowed)', 'openai:silent', 2],
   ])('sends %s the number of times the policy allows', async (_label, model, requests) => {
     const id = newSessionId('oa-count');
-    const { stop } = await sse(id, { messages: [user(`count ${id}`)], model });
+    const { stop } = await streamTurn(id, { messages: [user(`count ${id}`)], model });
     expect(stop.stopReason).toBe('error');
     expect((await sentWith(id)).filter((body) => !body.closedEarly)).toHaveLength(requests);
   });

@@ -5,22 +5,15 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { checkHistoryInvariants, history, newSessionId, turn, user } from '../helpers/api';
+import { checkHistoryInvariants, history, newSessionId, streamTurn, user } from '../helpers/api';
 
 type StubCall = { model: string; inputs: { messages: { role: string; content: unknown }[]; tools?: unknown[]; stream: boolean } };
 const stub = env.AI as unknown as { calls(): Promise<StubCall[]> };
 
-async function sse(sessionId: string, body: Record<string, unknown>) {
-  const result = await turn(sessionId, { stream: 'delta', ...body });
-  if (result.mode === 'none') throw new Error(`status ${result.status}: ${JSON.stringify(result.body)}`);
-  const of = (name: string) => result.events.filter((e) => e.event === name).map((e) => e.data);
-  return { of, stop: result.events.at(-1)!.data };
-}
-
 describe('workers-ai provider through the Worker', () => {
   it('streams text with usage, and calls the binding with stream: true and the tools', async () => {
     const id = newSessionId('wai-text');
-    const { of, stop } = await sse(id, { messages: [user(`hi ${id}`)], model: 'workers-ai:stub/text' });
+    const { of, stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], model: 'workers-ai:stub/text' });
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('Hello from Workers AI.');
     expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 4 } });
     const call = (await stub.calls()).find((c) => JSON.stringify(c.inputs.messages).includes(id))!;
@@ -31,7 +24,7 @@ describe('workers-ai provider through the Worker', () => {
 
   it('runs a native tool call and continues with its result', async () => {
     const id = newSessionId('wai-native');
-    const { of, stop } = await sse(id, { messages: [user('compute')], model: 'workers-ai:stub/native-tool' });
+    const { of, stop } = await streamTurn(id, { messages: [user('compute')], model: 'workers-ai:stub/native-tool' });
     expect(of('tool_call')).toEqual([expect.objectContaining({ name: 'calculator', input: { expression: '6*7' } })]);
     expect(of('tool_result').map((r) => r.content)).toEqual(['42']);
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('The tool said 42');
@@ -42,18 +35,18 @@ describe('workers-ai provider through the Worker', () => {
   it('stops for a client tool and resumes with its result', async () => {
     const id = newSessionId('wai-client');
     const tools = [{ name: 'get_weather' }];
-    const first = await sse(id, { messages: [user('weather')], tools, model: 'workers-ai:stub/client-tool' });
+    const first = await streamTurn(id, { messages: [user('weather')], tools, model: 'workers-ai:stub/client-tool' });
     const call = first.of('tool_call')[0]!;
     expect(call).toMatchObject({ name: 'get_weather', input: { city: 'Oslo' } });
     expect(first.stop.stopReason).toBe('tool_use');
-    const second = await sse(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'snow' }], tools, model: 'workers-ai:stub/client-tool' });
+    const second = await streamTurn(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'snow' }], tools, model: 'workers-ai:stub/client-tool' });
     expect(second.of('text_delta').map((d) => d.delta).join('')).toBe('The tool said snow');
     checkHistoryInvariants(await history(id));
   });
 
   it('reads OpenAI-style chunks: reasoning and parallel tool calls', async () => {
     const id = newSessionId('wai-openai');
-    const { of, stop } = await sse(id, { messages: [user('sums')], model: 'workers-ai:stub/openai-tools' });
+    const { of, stop } = await streamTurn(id, { messages: [user('sums')], model: 'workers-ai:stub/openai-tools' });
     expect(of('thinking_delta').map((d) => d.delta).join('')).toBe('Two sums.');
     expect(of('tool_call').map((c) => [c.toolCallId, c.input.expression])).toEqual([
       ['chatcmpl-tool-1', '1+1'],
@@ -68,7 +61,7 @@ describe('workers-ai provider through the Worker', () => {
     ['a run that fails', 'workers-ai:stub/unavailable', 'upstream_error'],
   ])('ends the turn with error on %s', async (_label, model, code) => {
     const id = newSessionId('wai-fail');
-    const { stop } = await sse(id, { messages: [user('x')], model });
+    const { stop } = await streamTurn(id, { messages: [user('x')], model });
     expect(stop).toMatchObject({ stopReason: 'error', error: { code } });
     expect(await history(id)).toEqual([{ role: 'user', content: 'x' }]);
   });

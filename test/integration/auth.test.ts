@@ -138,7 +138,6 @@ describe('rate limit', () => {
   });
 });
 
-// Keeps the SSE reader used so that a streamed turn through the authenticated door parses too.
 describe('streams through the authenticated door', () => {
   it('streams a turn for a token holder', async () => {
     const token = await mint({ sub: 'streamer' });

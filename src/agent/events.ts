@@ -73,7 +73,19 @@ export type AgentEvent =
   | { type: 'thinking-start'; callId: string; blockId: string; contentIndex: number }
   | { type: 'thinking-delta'; blockId: string; delta: string }
   | { type: 'thinking-end'; blockId: string; thinking: string; signature?: string; redacted?: true; incomplete?: true }
-  | { type: 'tool-input-start'; callId: string; blockId: string; contentIndex: number; toolCallId: string; name: string }
+  /**
+   * `execution`: how a call of this tool would be carried out, known from its name as its arguments
+   * start to stream (front-ends show a confirmation prompt early); the `tool-call` event has the final word.
+   */
+  | {
+      type: 'tool-input-start';
+      callId: string;
+      blockId: string;
+      contentIndex: number;
+      toolCallId: string;
+      name: string;
+      execution: ToolExecution;
+    }
   | { type: 'tool-input-delta'; blockId: string; toolCallId: string; delta: string }
   | {
       type: 'tool-input-end';

@@ -5,7 +5,7 @@
  */
 import type { AssistantBlock } from '../api/content';
 import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../providers/types';
-import type { Emit, FinishReason, TurnError } from './events';
+import type { Emit, FinishReason, ToolExecution, TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
 import { retryDelay, sleep, type RetryPolicy } from './retry-policy';
@@ -47,6 +47,8 @@ export type ModelCallOptions = {
   usedToolCallIds: ToolCallIds;
   retry: RetryPolicy;
   estimatedInputTokens: number;
+  /** How a call of a tool (by name) would be carried out. */
+  executionOf: (name: string) => ToolExecution;
 };
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
@@ -62,7 +64,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     estimatedInputTokens: options.estimatedInputTokens,
   });
 
-  const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds);
+  const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);
   const request: ModelRequest = {
     model: handle.model,
     system: options.system,
@@ -131,6 +133,7 @@ class BlockAssembler {
     private readonly emit: Emit,
     private readonly newId: (prefix: string) => string,
     private readonly usedToolCallIds: ToolCallIds,
+    private readonly executionOf: (name: string) => ToolExecution,
   ) {}
 
   push(part: Exclude<ModelStreamPart, { type: 'error' | 'finish' | 'usage' }>): void {
@@ -186,6 +189,7 @@ class BlockAssembler {
             contentIndex: block.contentIndex,
             toolCallId: block.toolCallId,
             name: block.name,
+            execution: this.executionOf(block.name),
           });
         } else if (part.name && !block.name) {
           block.name = part.name;

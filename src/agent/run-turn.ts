@@ -231,6 +231,7 @@ class Turn {
       usedToolCallIds: this.usedToolCallIds,
       retry: this.deps.retry,
       estimatedInputTokens,
+      executionOf: (name) => this.executionOf(name),
     });
     this.usage = addUsage(this.usage, result.usage);
     this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
@@ -271,13 +272,16 @@ class Turn {
 
   /** Calls with arguments that are not JSON never wait for anyone: their error goes straight back. */
   private classify(call: AssembledToolCall): ToolExecution {
-    if (this.input.clientTools.some((tool) => tool.name === call.name)) {
-      return call.invalidArguments === undefined ? 'client' : 'unknown';
-    }
-    const tool = this.deps.tools.get(call.name);
+    const execution = this.executionOf(call.name);
+    if (call.invalidArguments === undefined) return execution;
+    return execution === 'client' ? 'unknown' : execution === 'untrusted' ? 'trusted' : execution;
+  }
+
+  private executionOf(name: string): ToolExecution {
+    if (this.input.clientTools.some((tool) => tool.name === name)) return 'client';
+    const tool = this.deps.tools.get(name);
     if (!tool) return 'unknown';
-    if (!tool.trust && call.invalidArguments === undefined) return 'untrusted';
-    return 'trusted';
+    return tool.trust ? 'trusted' : 'untrusted';
   }
 
   private runTools(calls: ServerCall[]): Promise<ToolMessage[]> {

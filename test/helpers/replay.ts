@@ -28,6 +28,7 @@ export async function replayThrough(
     usedToolCallIds: new Set(),
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
     estimatedInputTokens: 0,
+    executionOf: () => 'unknown',
   });
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
   const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');

@@ -63,3 +63,9 @@ export type SystemMessage = z.infer<typeof systemMessageSchema>;
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 export type ToolMessage = z.infer<typeof toolMessageSchema>;
 export type HistoryMessage = z.infer<typeof historyMessageSchema>;
+
+/** Text and images as plain text, an image as `[image]` (for models and views that take text only). */
+export function plainText(content: string | (TextBlock | ImageBlock)[], separator = '\n'): string {
+  if (typeof content === 'string') return content;
+  return content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(separator);
+}

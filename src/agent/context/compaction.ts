@@ -6,8 +6,7 @@
  */
 import type { HistoryMessage, UserMessage } from '../../api/content';
 import type { ModelHandle } from '../../providers/types';
-import type { TurnError } from '../events';
-import { emptyUsage, type Usage } from '../usage';
+import { sideCall, type SideCallResult } from '../side-call';
 import { estimateMessageTokens } from './token-estimate';
 
 export const SUMMARY_SYSTEM_PROMPT =
@@ -56,29 +55,9 @@ export function transcript(previous: Summary | undefined, messages: HistoryMessa
   return lines.join('\n');
 }
 
-export type SummaryResult = { ok: true; text: string; usage: Usage } | { ok: false; error: TurnError; usage: Usage };
-
-/** The side call: the model asked for a summary, no tools, its text collected. */
-export async function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal): Promise<SummaryResult> {
-  let text = '';
-  let usage = emptyUsage();
-  try {
-    for await (const part of handle.provider.stream({
-      model: handle.model,
-      system: SUMMARY_SYSTEM_PROMPT,
-      messages: [{ role: 'user', content: transcript(previous, messages) }],
-      tools: [],
-      signal,
-    })) {
-      if (part.type === 'text-delta') text += part.delta;
-      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
-      else if (part.type === 'error') return { ok: false, error: { code: part.code, message: part.message }, usage };
-      else if (part.type === 'finish') return text.trim() ? { ok: true, text: text.trim(), usage } : { ok: false, error: { code: 'empty_summary', message: 'The model gave an empty summary.' }, usage };
-    }
-  } catch (cause) {
-    return { ok: false, error: { code: 'internal_error', message: cause instanceof Error ? cause.message : String(cause) }, usage };
-  }
-  return { ok: false, error: { code: 'upstream_cut', message: 'The summary stream ended before it finished.' }, usage };
+/** The side call: the model asked for a summary of the transcript. */
+export function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal): Promise<SideCallResult> {
+  return sideCall(handle, SUMMARY_SYSTEM_PROMPT, transcript(previous, messages), signal);
 }
 
 function render(message: HistoryMessage): string {

@@ -3,7 +3,7 @@
  * language model; it exists so that the API can be tried offline and every part of the protocol
  * shown. Each clause of the message (clauses split at ";" and line breaks) may ask for one tool.
  */
-import type { HistoryMessage } from '../../api/content';
+import { plainText, type HistoryMessage } from '../../api/content';
 
 export type DemoToolCall = { name: string; input: Record<string, unknown> };
 
@@ -97,7 +97,7 @@ export function summarizeToolResults(messages: HistoryMessage[]): string {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== 'tool') break;
-    const content = typeof message.content === 'string' ? message.content : message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join(' ');
+    const content = plainText(message.content, ' ');
     lines.unshift(`- ${names.get(message.toolCallId) ?? 'tool'}: ${content}`);
   }
   return `Here is what the tools returned:\n${lines.join('\n')}`;
@@ -110,4 +110,13 @@ export function summarizeConversation(messages: HistoryMessage[]): string {
   const previous = /^Summary so far \((\d+) messages\)/.exec(transcript)?.[1];
   const lines = transcript.split('\n').filter((line) => /^(user|assistant|tool|system): /.test(line)).length;
   return `The demo model's summary of ${lines} messages${previous ? ` (and ${previous} summarised before)` : ''}. The user asked: ${asked.join('; ') || 'nothing'}.`;
+}
+
+/** The demo's title: the first words of what the user asked first. */
+export function titleFor(messages: HistoryMessage[]): string {
+  const transcript = typeof messages[0]?.content === 'string' ? messages[0].content : '';
+  const asked = /^user: (.*)$/m.exec(transcript)?.[1] ?? '';
+  const words = asked.replace(/[^\p{L}\p{N}\s+\-*/().]/gu, ' ').split(/\s+/).filter(Boolean).slice(0, 6);
+  const title = words.join(' ');
+  return title === '' ? 'A new conversation' : title.charAt(0).toUpperCase() + title.slice(1);
 }

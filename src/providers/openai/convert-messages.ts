@@ -1,5 +1,5 @@
 /** Our history and tool specs in the shape of the Chat Completions API. */
-import type { HistoryMessage, ImageBlock, TextBlock } from '../../api/content';
+import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
 import type { ToolSpec } from '../types';
 
 type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -20,7 +20,7 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
   for (const message of messages) {
     switch (message.role) {
       case 'system':
-        out.push({ role: 'system', content: joinText(message.content) });
+        out.push({ role: 'system', content: plainText(message.content) });
         break;
       case 'user':
         out.push({
@@ -44,7 +44,7 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
         break;
       }
       case 'tool':
-        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: joinText(message.content) });
+        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: plainText(message.content) });
         break;
     }
   }
@@ -56,11 +56,6 @@ export function convertTools(tools: ToolSpec[]) {
     type: 'function' as const,
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
-}
-
-function joinText(content: string | (TextBlock | ImageBlock)[]): string {
-  if (typeof content === 'string') return content;
-  return content.map((block) => (block.type === 'text' ? block.text : '[image]')).join('\n');
 }
 
 function toContentPart(block: TextBlock | ImageBlock): ChatContentPart {

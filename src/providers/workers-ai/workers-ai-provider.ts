@@ -4,7 +4,7 @@
  * `run(model, inputs)`, which with `stream: true` resolves to a stream of SSE bytes ending in
  * `data: [DONE]`.
  */
-import type { HistoryMessage } from '../../api/content';
+import { plainText, type HistoryMessage } from '../../api/content';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
@@ -119,5 +119,5 @@ function toolCallPart(call: AiToolCall, position: number): ModelStreamPart {
 
 function flattenContent(message: HistoryMessage): HistoryMessage {
   if (message.role !== 'user' || typeof message.content === 'string') return message;
-  return { role: 'user', content: message.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join('\n') };
+  return { role: 'user', content: plainText(message.content) };
 }

@@ -26,6 +26,8 @@ export type CompactionRecord = { upToSeq: number; summary: string; summarized: n
 export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
 
 export type SessionSummary = {
+  /** Made by the model after the first exchange (seed 003's conversation title). */
+  title?: string;
   createdAt: string;
   updatedAt: string;
   messageCount: number;
@@ -249,13 +251,36 @@ export class SessionStore implements NotesStore {
 
   summary(): Omit<SessionSummary, 'lastTurn'> {
     const count = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM messages`).one().n;
+    const title = this.title();
     return {
+      ...(title !== undefined ? { title } : {}),
       createdAt: new Date(Number(this.meta('created_at'))).toISOString(),
       updatedAt: new Date(Number(this.meta('updated_at'))).toISOString(),
       messageCount: count,
       pendingToolCalls: this.pendingCalls(),
       usage: this.usage(),
     };
+  }
+
+  /** The session's id, as its first turn named it. */
+  sessionId(): string | undefined {
+    return this.hasTables() ? this.meta('session_id') : undefined;
+  }
+
+  title(): string | undefined {
+    return this.meta('title');
+  }
+
+  setTitle(title: string): void {
+    this.setMeta('title', title);
+  }
+
+  /** The first messages of the history, for the title (the first exchange). */
+  firstMessages(limit: number): HistoryMessage[] {
+    return this.sql
+      .exec<MessageRow>(`SELECT seq, body, parts FROM messages ORDER BY seq LIMIT ?`, limit)
+      .toArray()
+      .map((row) => this.readMessage(row));
   }
 
   // --- notes (memory_save / memory_list) -------------------------------------------------------

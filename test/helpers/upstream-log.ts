@@ -1,10 +1,27 @@
 /** What the stand-in model servers received (see `upstream-server.ts`), read from inside workerd. */
 import { env } from 'cloudflare:workers';
+import { TITLE_SYSTEM_PROMPT } from '../../src/agent/title';
 
 export const upstreamUrl = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
 
-/** The request bodies the stand-in received whose messages mention `marker`, aborted ones left out. */
+/**
+ * The request bodies of turns that the stand-in received whose messages mention `marker`, aborted
+ * ones left out, and the side calls that name a conversation too (see `titleCalls`).
+ */
 export async function sentWith(marker: string): Promise<any[]> {
+  return (await received(marker)).filter((body) => !isTitleCall(body));
+}
+
+/** The side calls that asked for the title of a conversation whose messages mention `marker`. */
+export async function titleCalls(marker: string): Promise<any[]> {
+  return (await received(marker)).filter(isTitleCall);
+}
+
+async function received(marker: string): Promise<any[]> {
   const log = (await (await fetch(`${upstreamUrl}/__log`)).json()) as any[];
   return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
+}
+
+function isTitleCall(body: any): boolean {
+  return JSON.stringify([body.system, body.messages?.[0]]).includes(TITLE_SYSTEM_PROMPT);
 }

@@ -124,8 +124,10 @@ describe('a session that changes provider between turns', () => {
     const id = newSessionId('usage');
     const first = await streamTurn(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });
     const second = await streamTurn(id, { messages: [user('two')], model: A('claude-sonnet-4-text-ping') });
+    // The title's side call after the first exchange counts too; it replayed the first turn's recording.
+    await expect.poll(async () => (await session(id)).body.title, { timeout: 5000 }).toBeDefined();
     const { body } = await session(id);
-    expect(body.usage.inputTokens).toBe(first.stop.usage.inputTokens + second.stop.usage.inputTokens);
-    expect(body.usage.outputTokens).toBe(first.stop.usage.outputTokens + second.stop.usage.outputTokens);
+    expect(body.usage.inputTokens).toBe(2 * first.stop.usage.inputTokens + second.stop.usage.inputTokens);
+    expect(body.usage.outputTokens).toBe(2 * first.stop.usage.outputTokens + second.stop.usage.outputTokens);
   });
 });

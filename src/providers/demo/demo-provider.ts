@@ -4,7 +4,8 @@
  */
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { SUMMARY_SYSTEM_PROMPT, summarizedCount } from '../../agent/context/compaction';
-import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, type DemoPlan } from './demo-rules';
+import { TITLE_SYSTEM_PROMPT } from '../../agent/title';
+import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
 export const DEMO_MODEL_ID = 'demo:demo';
 
@@ -78,6 +79,7 @@ function absoluteLength(messages: ModelRequest['messages']): number {
 
 function planFor(request: ModelRequest, offered: Set<string>): DemoPlan {
   if (request.system === SUMMARY_SYSTEM_PROMPT) return { kind: 'text', thinking: 'I summarise the conversation.', text: summarizeConversation(request.messages) };
+  if (request.system === TITLE_SYSTEM_PROMPT) return { kind: 'text', thinking: 'I name the conversation.', text: titleFor(request.messages) };
   const last = request.messages.at(-1);
   const text = lastUserText(request.messages);
   if (last?.role === 'tool') {

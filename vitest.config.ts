@@ -34,6 +34,8 @@ export const workersPool = () =>
         // Small windows for the context tests; every other model keeps its own.
         MODEL_CONTEXT_TOKENS: 'openai:script/echo=3000,openai:script/overflow=3000,demo:small=2000',
         TOOL_RESULT_MAX_CHARS: '2000',
+        // The chat socket's visibility flags, for one tool.
+        TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
       },
     },
   }));

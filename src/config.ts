@@ -8,6 +8,7 @@ import { z } from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
 import type { ContextSettings } from './agent/context/context-window';
+import { ALL_VISIBLE, type ToolVisibility } from './protocol/socket-frames';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
@@ -40,6 +41,23 @@ const configSchema = z.object({
   OUTPUT_RESERVE_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? undefined : Number(value)), z.number().int().min(1).optional()),
   COMPACTION_THRESHOLD: z.preprocess((value) => (value === undefined || value === '' ? 0.8 : Number(value)), z.number().min(0.1).max(0.95)),
   TOOL_RESULT_MAX_CHARS: positiveInt(20_000, 10_000_000),
+  TITLES: z.enum(['on', 'off']).default('on'),
+  TOOL_VISIBILITY: z
+    .preprocess(
+      (value) => {
+        try {
+          return JSON.parse(String(value));
+        } catch {
+          return value;
+        }
+      },
+      z.record(
+        z.string(),
+        z.strictObject({ show_name: z.boolean().optional(), show_arguments: z.boolean().optional(), show_result: z.boolean().optional() }),
+        { error: 'write a JSON object: {"tool": {"show_name": bool, "show_arguments": bool, "show_result": bool}}' },
+      ),
+    )
+    .optional(),
   RATE_LIMIT_PER_MINUTE: z.preprocess(
     (value) => (value === undefined || value === '' ? 120 : Number(value)),
     z.number().int().min(0).max(1_000_000),
@@ -58,6 +76,10 @@ export type Config = {
   toolTimeoutMs: number;
   rateLimitPerMinute: number;
   context: ContextSettings;
+  /** Whether a session gets a title from the model after its first exchange. */
+  titles: boolean;
+  /** What the chat socket shows of each tool (seed 003's visibility flags), all by default. */
+  toolVisibility: (toolName: string) => ToolVisibility;
 };
 
 export function readConfig(env: Env): Config {
@@ -88,6 +110,8 @@ export function readConfig(env: Env): Config {
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    titles: vars.TITLES === 'on',
+    toolVisibility: (name) => ({ ...ALL_VISIBLE, ...vars.TOOL_VISIBILITY?.[name] }),
     context: {
       windowOverride: parseWindows(vars.MODEL_CONTEXT_TOKENS),
       threshold: vars.COMPACTION_THRESHOLD,

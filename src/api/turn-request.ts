@@ -7,10 +7,9 @@ import { LIMITS } from './limits';
 // result can be longer), so the stored shapes of `content.ts` carry no limits.
 const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
 const textBlock = z.strictObject({ type: z.literal('text'), text });
-const userMessageSchema = z.strictObject({
-  role: z.literal('user'),
-  content: z.union([text, z.array(z.union([textBlock, imageBlockSchema])).min(1)]),
-});
+/** What a user message may hold: a text, or text and image blocks. */
+export const userInputContentSchema = z.union([text, z.array(z.union([textBlock, imageBlockSchema])).min(1)]);
+const userMessageSchema = z.strictObject({ role: z.literal('user'), content: userInputContentSchema });
 const systemMessageSchema = z.strictObject({ role: z.literal('system'), content: z.union([text, z.array(textBlock).min(1)]) });
 
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {

@@ -22,6 +22,12 @@ export async function withUser(request: IRequest, env: Env): Promise<void> {
 }
 
 export async function authenticate(request: Request, env: Env): Promise<string> {
+  const header = request.headers.get('authorization');
+  return authenticateToken(header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined, request, env);
+}
+
+/** Checks a bearer token however it came (a header, or a WebSocket subprotocol entry). */
+export async function authenticateToken(token: string | undefined, request: Request, env: Env): Promise<string> {
   const secret = env.AUTH_SECRET;
   if (!secret) {
     if (isLoopback(new URL(request.url).hostname)) return LOCAL_USER;
@@ -30,8 +36,6 @@ export async function authenticate(request: Request, env: Env): Promise<string> 
       'This deployment has no AUTH_SECRET, so it only serves requests to a loopback host. Set one with `wrangler secret put AUTH_SECRET`.',
     );
   }
-  const header = request.headers.get('authorization');
-  const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   if (!token) throw unauthorized('unauthorized', 'Send "Authorization: Bearer <token>" with a JWT signed by this deployment (HS256).');
   try {
     const { payload } = await jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'] });

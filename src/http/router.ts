@@ -6,6 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
+import { openSocket } from './routes/socket';
 import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
 
 type Args = [Env, ExecutionContext];
@@ -20,6 +21,8 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
+  // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
+  .get('/sessions/:id/ws', openSocket)
   .all('/sessions/*', withUser)
   .post('/sessions/*', withRateLimit)
   .post('/sessions/:id/turns', postTurn)
@@ -28,6 +31,7 @@ router
   .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
   .post('/sessions/:id/turns/:turnId/cancel', cancelTurn)
   .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
+  .all('/sessions/:id/ws', methodNotAllowed(['GET']))
   .get('/sessions/:id/messages', getMessages)
   .all('/sessions/:id/messages', methodNotAllowed(['GET']))
   .get('/sessions/:id', getSession)

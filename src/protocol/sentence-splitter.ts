@@ -15,7 +15,16 @@ const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'dr', 'mr', 'mrs', 'ms
 
 export class SentenceSplitter {
   private buffer = '';
-  private next = 0;
+  /** Where the next scan of the buffer starts: nothing before it can still end a sentence. */
+  private scanFrom = 0;
+
+  /** `next`: the index of the first sentence (indexes count per message, across its blocks). */
+  constructor(private next = 0) {}
+
+  /** The index the sentence after the last one taken would have. */
+  get nextIndex(): number {
+    return this.next;
+  }
 
   /** The sentences this delta completes. */
   push(delta: string): Sentence[] {
@@ -33,15 +42,20 @@ export class SentenceSplitter {
   private drain(final: boolean): Sentence[] {
     const done: Sentence[] = [];
     for (;;) {
-      const end = findEnd(this.buffer, final);
-      if (end === undefined) return done;
-      done.push(this.take(end));
+      const found = findEnd(this.buffer, final, this.scanFrom);
+      if ('resumeAt' in found) {
+        // Scanning resumes at the undecided mark, so a long sentence costs linear time, not quadratic.
+        this.scanFrom = found.resumeAt;
+        return done;
+      }
+      done.push(this.take(found.end));
     }
   }
 
   private take(length: number): Sentence {
     const sentence = { sentence: this.buffer.slice(0, length), index: this.next++ };
     this.buffer = this.buffer.slice(length);
+    this.scanFrom = 0;
     return sentence;
   }
 }
@@ -53,26 +67,28 @@ export function splitSentences(text: string): string[] {
 }
 
 /**
- * Where the first sentence of `text` ends (exclusive), or undefined if that is not known yet: an end
- * mark at the very end of what has arrived may still turn out to be part of a number or a URL.
+ * Where the first sentence of `text` ends (exclusive), or where to look again once more text has
+ * come: an end mark at the very end of what has arrived may still turn out to be part of a number or
+ * a URL. The scan starts at `from`, before which the caller knows there is no end.
  */
-function findEnd(text: string, final: boolean): number | undefined {
-  for (let at = 0; at < text.length; at++) {
+function findEnd(text: string, final: boolean, from: number): { end: number } | { resumeAt: number } {
+  const wait = (at: number) => ({ resumeAt: at });
+  for (let at = from; at < text.length; at++) {
     const char = text[at]!;
     if (char === '\n') {
       const end = skipWhile(text, at + 1, (c) => c === '\n' || c === '\r');
-      return end === text.length && !final ? undefined : end; // more line breaks may follow
+      return end === text.length && !final ? wait(at) : { end }; // more line breaks may follow
     }
     if (CJK_END.has(char)) {
       const end = skipWhile(text, skipWhile(text, at + 1, (c) => CJK_END.has(c)), (c) => CLOSERS.has(c));
       const spaced = skipWhile(text, end, isSpace);
-      return spaced === text.length && !final ? undefined : spaced; // a closer or more space may follow
+      return spaced === text.length && !final ? wait(at) : { end: spaced }; // a closer or more space may follow
     }
     if (LATIN_END.has(char)) {
       const marks = skipWhile(text, at + 1, (c) => LATIN_END.has(c));
       const closed = skipWhile(text, marks, (c) => CLOSERS.has(c));
       if (closed === text.length) {
-        if (!final) return undefined;
+        if (!final) return wait(at);
         continue; // the text's own end: the rest is one sentence
       }
       if (!isSpace(text[closed]!)) {
@@ -84,11 +100,11 @@ function findEnd(text: string, final: boolean): number | undefined {
         continue;
       }
       const end = skipWhile(text, closed, isSpace);
-      if (end === text.length && !final) return undefined; // more space may follow
-      return end;
+      if (end === text.length && !final) return wait(at); // more space may follow
+      return { end };
     }
   }
-  return undefined;
+  return wait(text.length);
 }
 
 function isAbbreviation(text: string, dot: number): boolean {

@@ -8,13 +8,19 @@ import type { StreamMode } from '../api/turn-request';
 import { createSseStream } from '../http/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
+import type { WireEncoder } from '../protocol/encoder';
+import type { ServerFrame } from '../protocol/socket-frames';
 import type { LoggedEvent } from './event-log';
 
 export type StartedTurn = { kind: 'sse'; body: ReadableStream<Uint8Array> } | { kind: 'json'; body: TurnJsonBody };
 
-export interface Follower {
+/** Anything that hears a turn's events in order, then its end. */
+export interface Listener {
   deliver(entry: LoggedEvent): void;
   close(): void;
+}
+
+export interface Follower extends Listener {
   /** What the request gets back: the stream at once, or the JSON body when the turn stops. */
   result(): Promise<StartedTurn>;
 }
@@ -46,5 +52,16 @@ function jsonFollower(): Follower {
     deliver: ({ event }) => encoder.encode(event).forEach(resolve),
     close: () => {},
     result: async () => ({ kind: 'json', body: await body }),
+  };
+}
+
+/**
+ * The session's chat sockets (seed 003): one encoder for the turn, its frames sent to every socket
+ * open at the time, so that a socket that connects mid-turn sees the rest of it.
+ */
+export function socketListener(encoder: WireEncoder<ServerFrame>, broadcast: (frame: ServerFrame) => void): Listener {
+  return {
+    deliver: ({ event }) => encoder.encode(event).forEach(broadcast),
+    close: () => {},
   };
 }

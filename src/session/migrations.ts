@@ -79,4 +79,11 @@ export const MIGRATIONS: string[][] = [
          AND json_type(messages.body, '$.content') = 'array'
          AND json_extract(block.value, '$.type') = 'tool_use'`,
   ],
+  [
+    // The chat socket's messages and answers, waiting for the completion that takes them (seed 003:
+    // `append_message` first, `request_completion` after), and the options of the socket's last
+    // completion, for the one that resumes by itself once every pending call is answered.
+    `CREATE TABLE socket_staged (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
+    `CREATE TABLE socket_options (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)`,
+  ],
 ];

@@ -8,19 +8,25 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AgentEvent } from '../agent/events';
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
-import { runTurn, type ResolvedAnswer, type TurnInput } from '../agent/run-turn';
+import { runTurn, type ResolvedAnswer, type TurnInput, type TurnOutcome } from '../agent/run-turn';
+import { makeTitle } from '../agent/title';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
 import type { MessagesQuery } from '../api/messages-query';
 import type { StreamMode, TurnRequest } from '../api/turn-request';
-import { readConfig } from '../config';
+import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
 import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { createSocketEncoder } from '../protocol/socket-encoder';
+import type { ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
+import type { ModelHandle } from '../providers/types';
 import { defaultTools } from '../tools/default-tools';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
-import { createFollower, type Follower, type StartedTurn } from './followers';
+import { createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
+import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
+import { SocketStore } from './socket-store';
 import { SessionStore, type SessionSummary } from './store';
 import { TurnStore, type TurnRow } from './turn-store';
 import { createTurnRecorder } from './turn-recorder';
@@ -28,6 +34,10 @@ import { validateTurn } from './validate-turn';
 
 /** While a turn runs, an alarm this often keeps the object awake and finds turns cut by eviction. */
 const KEEPALIVE_MS = 30_000;
+/** Sockets one session accepts at once (tabs, devices); more are refused. */
+const MAX_SOCKETS = 32;
+/** Title attempts per session object before it gives up until it wakes again (a model that never answers). */
+const MAX_TITLE_ATTEMPTS = 3;
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -49,18 +59,47 @@ type RunningTurn = {
   controller: AbortController;
   done: Promise<void>;
   log: TurnEventLog;
-  followers: Set<Follower>;
+  followers: Set<Listener>;
+};
+
+type LaunchArgs = {
+  sessionId: string;
+  request: TurnRequest;
+  model: string;
+  idempotency?: StartTurnArgs['idempotency'];
+  /** The follower of the request that starts the turn (none for a socket's completion). */
+  first?: Follower;
+  /** Set when a chat socket starts the turn. */
+  socket?: { requestId: string | null; reasoning: boolean };
 };
 
 export class SessionObject extends DurableObject<Env> {
   private readonly store: SessionStore;
+  private readonly staged: SocketStore;
   private readonly turns: TurnStore;
+  private readonly door: SocketDoor;
   private running: RunningTurn | undefined;
+  private titling = false;
+  private titleAttempts = 0;
+  /** Aborts side work (a title call) when the session is deleted. */
+  private sideWork = new AbortController();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new SessionStore(ctx.storage);
+    this.staged = new SocketStore(ctx.storage);
     this.turns = new TurnStore(ctx.storage, this.store);
+    const host: SocketHost = {
+      env,
+      store: this.store,
+      staged: this.staged,
+      isRunning: () => this.running !== undefined,
+      launch: (sessionId, request, model, socket) => this.startChecked({ sessionId, request, model, socket }),
+      stop: () => this.stopRunning(),
+      send: (socket, frame) => this.send(socket, frame),
+      broadcast: (frame) => this.broadcast(frame),
+    };
+    this.door = new SocketDoor(host);
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
       // A fresh instance has no turn in memory: any turn storage calls running was cut short.
@@ -79,55 +118,104 @@ export class SessionObject extends DurableObject<Env> {
         return { ...(await this.follow(prior, args.request.stream, 0).result()), replayed: true };
       }
 
-      const config = readConfig(this.env);
-      const pending = this.store.exists() ? this.store.pendingCalls() : [];
-      const { answers, newMessages } = validateTurn(args.request, pending, this.running !== undefined);
-      const model = resolveModel(args.model, config, { ai: this.env.AI });
-
-      // From the checks to the lock, nothing awaits: no other request can slip in between.
-      this.store.ensureCreated(args.sessionId);
-      const turnId = newId('turn');
-      this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
-      const recorder = createTurnRecorder(this.store, this.turns, turnId);
-      const log = new TurnEventLog(this.turns, turnId);
       const first = createFollower(args.request.stream);
-      const followers = new Set<Follower>([first]);
-      const controller = new AbortController();
-      const emit = (event: AgentEvent) => {
-        recorder(event); // stored before any client sees it
-        const seq = log.append(event);
-        for (const follower of followers) follower.deliver({ seq, event });
-      };
-
-      const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
-        model,
-        tools: defaultTools,
-        toolContext: { now: () => new Date(), notes: this.store },
-        emit,
-        signal: controller.signal,
-        systemPrompt: config.systemPrompt,
-        maxIterations: config.maxIterations,
-        toolTimeoutMs: config.toolTimeoutMs,
-        retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
-        context: config.context,
-        isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
-        newId,
-        now: Date.now,
-      })
-        .then(
-          () => undefined,
-          (cause) => console.error('turn crashed', turnId, cause),
-        )
-        .finally(() => {
-          log.flush();
-          for (const follower of followers) follower.close();
-          this.running = undefined;
-          return this.scheduleAlarm();
-        });
-      this.running = { turnId, controller, done, log, followers };
-      await this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
+      this.startChecked({ ...args, first });
       return { ...(await first.result()), replayed: false };
     });
+  }
+
+  /**
+   * Checks a turn against the session's state and starts it. From the checks to the lock nothing
+   * awaits, so no other request can slip in between. Throws `ApiError` when the turn is refused.
+   */
+  private startChecked(args: LaunchArgs): void {
+    const config = readConfig(this.env);
+    const pending = this.store.exists() ? this.store.pendingCalls() : [];
+    const { answers, newMessages } = validateTurn(args.request, pending, this.running !== undefined);
+    const model = resolveModel(args.model, config, { ai: this.env.AI });
+
+    this.store.ensureCreated(args.sessionId);
+    const turnId = newId('turn');
+    this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
+    const recorder = createTurnRecorder(this.store, this.turns, turnId);
+    const log = new TurnEventLog(this.turns, turnId);
+    const sockets = createSocketEncoder({
+      conversationId: args.sessionId,
+      requestId: args.socket?.requestId ?? null,
+      reasoning: args.socket?.reasoning ?? false,
+      visibility: config.toolVisibility,
+    });
+    // Every socket of the session sees every turn, whichever door started it.
+    const followers = new Set<Listener>([socketListener(sockets, (frame) => this.broadcast(frame))]);
+    if (args.first) followers.add(args.first);
+    const controller = new AbortController();
+    const emit = (event: AgentEvent) => {
+      recorder(event); // stored before any client sees it
+      const seq = log.append(event);
+      for (const follower of followers) follower.deliver({ seq, event });
+    };
+
+    const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
+      model,
+      tools: defaultTools,
+      toolContext: { now: () => new Date(), notes: this.store },
+      emit,
+      signal: controller.signal,
+      systemPrompt: config.systemPrompt,
+      maxIterations: config.maxIterations,
+      toolTimeoutMs: config.toolTimeoutMs,
+      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
+      context: config.context,
+      isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
+      newId,
+      now: Date.now,
+    })
+      .then(
+        (outcome) => outcome,
+        (cause) => {
+          console.error('turn crashed', turnId, cause);
+          return undefined;
+        },
+      )
+      .then((outcome) => {
+        log.flush();
+        for (const follower of followers) follower.close();
+        this.running = undefined;
+        if (outcome) this.afterTurn(args, outcome, model, config);
+        return this.scheduleAlarm();
+      });
+    this.running = { turnId, controller, done, log, followers };
+    void this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
+  }
+
+  /** After a turn: answers staged on a socket while it ran may complete the set; a new session gets its title. */
+  private afterTurn(args: LaunchArgs, outcome: TurnOutcome, model: ModelHandle, config: Config): void {
+    try {
+      this.door.resumeIfAnswered(args.sessionId, args.socket?.requestId ?? null);
+    } catch (error) {
+      if (!(error instanceof ApiError)) console.error('socket resume failed', error);
+    }
+    if (config.titles && outcome.stopReason === 'end_turn') void this.title(args.sessionId, model);
+  }
+
+  /**
+   * Names the conversation after its first exchange (seed 003's `conversation_title_update`), in a
+   * side call that holds no lock: the next turn may start meanwhile. Its usage counts for the session.
+   */
+  private async title(sessionId: string, model: ModelHandle): Promise<void> {
+    if (this.titling || this.titleAttempts >= MAX_TITLE_ATTEMPTS || this.store.title() !== undefined) return;
+    this.titling = true;
+    this.titleAttempts++;
+    try {
+      const result = await makeTitle(model, this.store.firstMessages(10), this.sideWork.signal);
+      if (!this.store.exists()) return; // deleted meanwhile
+      this.store.addUsage(result.usage);
+      if (!result.ok) return console.warn('no title', sessionId, result.error.code);
+      this.store.setTitle(result.title);
+      this.broadcast({ type: 'conversation_title_update', conversation_id: sessionId, title: result.title });
+    } finally {
+      this.titling = false;
+    }
   }
 
   /** Bounded hydration: the latest summary and what came after it, never the whole history. */
@@ -160,12 +248,10 @@ export class SessionObject extends DurableObject<Env> {
   async cancelTurn(turnId: string): Promise<Result<{ turn: CancelledTurn }>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
-      const running = this.running;
-      if (running?.turnId !== turnId) {
+      if (this.running?.turnId !== turnId) {
         throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}).`, { details: { status: turn.status } });
       }
-      running.controller.abort();
-      await running.done;
+      await this.stopRunning();
       const ended = this.turns.turn(turnId);
       const result: CancelledTurn = { turnId, status: ended?.status ?? 'cancelled' };
       if (ended?.stopReason) result.stopReason = ended.stopReason;
@@ -195,10 +281,82 @@ export class SessionObject extends DurableObject<Env> {
     return guard(async () => {
       this.requireSession();
       if (this.running) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
+      this.sideWork.abort();
+      this.sideWork = new AbortController();
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
+      // The session is gone: its sockets are told so and closed.
+      for (const socket of this.ctx.getWebSockets()) {
+        this.send(socket, { type: 'user_disconnect' });
+        closeQuietly(socket, 1000, 'The session was deleted.');
+      }
       return { deleted: true as const };
     });
+  }
+
+  // --- the chat socket (seed 003) ---------------------------------------------------------------
+
+  /** The upgrade, authenticated by the Worker, which names the session and user in headers. */
+  override async fetch(request: Request): Promise<Response> {
+    const sessionId = request.headers.get(SOCKET_SESSION_HEADER);
+    const userId = request.headers.get(SOCKET_USER_HEADER);
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !sessionId || !userId) {
+      return new Response('The session object only takes WebSocket upgrades from the Worker.', { status: 400 });
+    }
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    if (this.ctx.getWebSockets().length >= MAX_SOCKETS) {
+      server.accept();
+      this.send(server, { type: 'error', code: 'too_many_sockets', message: `A session takes at most ${MAX_SOCKETS} sockets at once.`, request_id: null });
+      server.close(1013, 'Too many sockets on this session; close one and try again.');
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    // Hibernation: the runtime holds the socket; this object may leave memory while it is idle.
+    this.ctx.acceptWebSocket(server);
+    const attachment: SocketAttachment = { sessionId, userId };
+    server.serializeAttachment(attachment);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.door.handle(socket, message, socket.deserializeAttachment() as SocketAttachment);
+  }
+
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    // Completes the closing handshake the client began.
+    closeQuietly(socket, code === 1005 || code === 1006 ? 1000 : code, reason);
+  }
+
+  override async webSocketError(socket: WebSocket, error: unknown): Promise<void> {
+    console.warn('socket error', error);
+    closeQuietly(socket, 1011, 'Socket error.');
+  }
+
+  private async stopRunning(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    running.controller.abort();
+    await running.done;
+  }
+
+  private send(socket: WebSocket, frame: ServerFrame): void {
+    try {
+      socket.send(JSON.stringify(frame));
+    } catch {
+      // The socket is closing; its client reads what it missed from the history.
+    }
+  }
+
+  private broadcast(frame: ServerFrame): void {
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return;
+    const text = JSON.stringify(frame);
+    for (const socket of sockets) {
+      try {
+        socket.send(text);
+      } catch {
+        // As in `send`.
+      }
+    }
   }
 
   override async alarm(): Promise<void> {
@@ -266,6 +424,14 @@ export class SessionObject extends DurableObject<Env> {
       this.turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
       this.turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
     }
+  }
+}
+
+function closeQuietly(socket: WebSocket, code: number, reason: string): void {
+  try {
+    socket.close(code, reason);
+  } catch {
+    // Already closed.
   }
 }
 

@@ -2,7 +2,8 @@
  * `POST /sessions/:id/turns` (parse, check, hand to the session, return its stream or body), and the
  * routes of one turn: its events (resume after a drop) and its cancel.
  */
-import { turnRequestSchema, type ClientTool } from '../../api/turn-request';
+import { checkToolNames } from '../../api/tool-names';
+import { turnRequestSchema } from '../../api/turn-request';
 import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../../api/turn-routes';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
@@ -57,21 +58,6 @@ export async function cancelTurn(request: AuthedRequest, env: Env): Promise<Resp
   const turnId = parseTurnId(request.params.turnId);
   const result = await sessionStub(env, request.userId, sessionId).cancelTurn(turnId);
   return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body);
-}
-
-/** Seed 000: a tool name must be unique across the request's client tools and the agent's own. */
-function checkToolNames(tools: ClientTool[], serverNames: string[]): void {
-  const seen = new Set<string>();
-  const clashes = new Set<string>();
-  for (const { name } of tools) {
-    if (seen.has(name) || serverNames.includes(name)) clashes.add(name);
-    seen.add(name);
-  }
-  if (clashes.size === 0) return;
-  const names = [...clashes];
-  throw new ApiError(400, 'tool_name_conflict', `Tool names must be unique across your tools and the agent's (${serverNames.join(', ')}): ${names.join(', ')}.`, {
-    details: { names, serverTools: serverNames },
-  });
 }
 
 function parseIdempotencyKey(raw: string | null): string | undefined {

@@ -1,0 +1,96 @@
+/**
+ * The frames a client sends on `GET /sessions/{id}/ws` (seed 003, CONTRACT section 7): JSON text,
+ * `{type, ...}`, fields in snake_case as the seed writes them. Fields the seed does not name are
+ * ignored rather than refused, so that front-ends written for the seed's own server (which send
+ * more) work unchanged; a missing or malformed field is an `error` frame.
+ */
+import { z } from '../lib/zod';
+import { toolResultContentSchema } from './content';
+import { clientToolSchema, userInputContentSchema } from './turn-request';
+import { LIMITS } from './limits';
+
+const requestId = z.string().min(1).max(256).optional();
+const toolCallId = z.string().min(1).max(256);
+
+const appendUserSchema = z.object({
+  type: z.literal('append_message'),
+  role: z.literal('user'),
+  content: userInputContentSchema,
+  request_id: requestId,
+});
+
+const appendToolSchema = z.object({
+  type: z.literal('append_message'),
+  role: z.literal('tool'),
+  tool_call_id: toolCallId,
+  content: toolResultContentSchema,
+  request_id: requestId,
+});
+
+export const CLIENT_FRAME_SCHEMAS = {
+  append_message: z.discriminatedUnion('role', [appendUserSchema, appendToolSchema], {
+    error: 'append_message needs "role": "user" or "tool".',
+  }),
+  request_completion: z.object({
+    type: z.literal('request_completion'),
+    request_id: requestId,
+    model: z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'Models are written "provider:model".' }).optional(),
+    /** Whether the model's thinking is sent (`llm_thinking_*`, `thinking`); off unless asked. */
+    reasoning: z.boolean().optional(),
+    /**
+     * The client's own tools, as in the turns API. Kept: a completion that names none (and one that
+     * resumes by itself) offers the last ones named; `[]` offers none.
+     */
+    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+  }),
+  stop_completion: z.object({ type: z.literal('stop_completion'), request_id: requestId }),
+  tool_confirmation_response: z.object({
+    type: z.literal('tool_confirmation_response'),
+    tool_call_id: toolCallId,
+    action: z.enum(['approve', 'deny']),
+    reason: z.string().max(2000).optional(),
+    request_id: requestId,
+  }),
+} as const;
+
+export type ClientFrameType = keyof typeof CLIENT_FRAME_SCHEMAS;
+export type ClientFrame = { [K in ClientFrameType]: z.infer<(typeof CLIENT_FRAME_SCHEMAS)[K]> }[ClientFrameType];
+export type AppendMessageFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['append_message']>;
+export type RequestCompletionFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['request_completion']>;
+export type ToolConfirmationFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['tool_confirmation_response']>;
+
+/** A frame's JSON is at most this long (a user message at its longest fits). */
+export const MAX_FRAME_CHARS = LIMITS.bodyBytes;
+
+export type FrameParse = { ok: true; frame: ClientFrame } | { ok: false; code: string; message: string; requestId: string | null };
+
+/** One text frame, parsed and checked. The `request_id` is kept for the error even when the rest is bad. */
+export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
+  if (typeof raw !== 'string') return bad('invalid_frame', 'Frames are JSON text, not binary.', null);
+  if (raw.length > MAX_FRAME_CHARS) return bad('frame_too_large', `A frame is at most ${MAX_FRAME_CHARS} characters.`, null);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return bad('invalid_json', 'The frame is not valid JSON.', null);
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return bad('invalid_frame', 'A frame is a JSON object with a "type".', null);
+  const fields = json as Record<string, unknown>;
+  const id = typeof fields.request_id === 'string' ? fields.request_id : null;
+  const type = fields.type;
+  if (typeof type !== 'string' || !Object.hasOwn(CLIENT_FRAME_SCHEMAS, type)) {
+    const known = Object.keys(CLIENT_FRAME_SCHEMAS).join(', ');
+    return bad('unknown_type', `Unknown frame type ${JSON.stringify(type ?? null)}. Known: ${known}.`, id);
+  }
+  const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` (at ${issue.path.join('.')})` : '';
+    return bad('invalid_frame', `The ${type} frame is not valid${where}: ${issue?.message}.`, id);
+  }
+  return { ok: true, frame: parsed.data as ClientFrame };
+}
+
+function bad(code: string, message: string, requestId: string | null): FrameParse {
+  return { ok: false, code, message, requestId };
+}

@@ -1,0 +1,62 @@
+/**
+ * `GET /sessions/:id/ws`: the chat socket (seed 003). The Worker authenticates the upgrade and hands it
+ * to the session's Durable Object, which holds the socket with the Hibernation API. Browsers cannot
+ * set headers on a WebSocket, so the token may also come as a subprotocol entry `bearer.<token>`
+ * next to `agent-chat`, which the server selects. A refused upgrade still completes, then closes at
+ * once with an `error` frame and close code 4000 + the HTTP status (4401, 4400, 4429): a browser
+ * sees neither the status nor the body of a failed handshake, but it does see a close code and reason.
+ */
+import type { IRequest } from 'itty-router';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import type { ServerFrame } from '../../protocol/socket-frames';
+import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
+import { authenticateToken } from '../auth';
+import { takeRateLimit } from '../rate-limit';
+import { parseSessionId, sessionObjectName } from '../session-stub';
+
+export const SOCKET_PROTOCOL = 'agent-chat';
+const TOKEN_PREFIX = 'bearer.';
+
+export async function openSocket(request: IRequest, env: Env): Promise<Response> {
+  if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new ApiError(426, 'upgrade_required', 'This route is a WebSocket: connect with a WebSocket client (Upgrade: websocket).', {
+      headers: { upgrade: 'websocket' },
+    });
+  }
+  const protocols = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const selected: HeadersInit = protocols.includes(SOCKET_PROTOCOL) ? { 'sec-websocket-protocol': SOCKET_PROTOCOL } : {};
+  try {
+    const sessionId = parseSessionId(request.params.id);
+    const header = request.headers.get('authorization');
+    const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
+    const userId = await authenticateToken(token, request, env);
+    await takeRateLimit(env, userId);
+    const upgraded = await env.SESSIONS.getByName(sessionObjectName(userId, sessionId)).fetch(request.url, {
+      headers: { upgrade: 'websocket', [SOCKET_SESSION_HEADER]: sessionId, [SOCKET_USER_HEADER]: userId },
+    });
+    if (!upgraded.webSocket) throw new Error(`the session object answered the upgrade with ${upgraded.status}`);
+    return new Response(null, { status: 101, webSocket: upgraded.webSocket, headers: selected });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return refuse(error, selected);
+  }
+}
+
+function refuse(error: ApiError, headers: HeadersInit): Response {
+  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  server.accept();
+  const frame: ServerFrame = { type: 'error', message: error.message, code: error.code, request_id: null };
+  server.send(JSON.stringify(frame));
+  server.close(4000 + error.status, closeReason(`${error.code}: ${error.message}`));
+  return new Response(null, { status: 101, webSocket: client, headers });
+}
+
+/** A close reason is at most 123 bytes of UTF-8. */
+function closeReason(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= 123) return text;
+  let cut = text.slice(0, 120);
+  while (new TextEncoder().encode(`${cut}…`).length > 123) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}

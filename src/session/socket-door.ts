@@ -1,0 +1,147 @@
+/**
+ * The chat socket's client frames (seed 003, CONTRACT section 7), handled inside the session's Durable
+ * Object. Messages and answers are staged in SQLite until a completion takes them: `append_message`
+ * stages, `request_completion` starts a turn over what is staged, and once every pending tool call
+ * is answered (approvals and client results alike) the completion goes on by itself. A frame that is
+ * refused gets an `error` frame and changes nothing.
+ */
+import type { PendingToolCall } from '../agent/events';
+import type { AppendMessageFrame, RequestCompletionFrame, ToolConfirmationFrame } from '../api/socket-client-frames';
+import { parseClientFrame } from '../api/socket-client-frames';
+import { checkToolNames } from '../api/tool-names';
+import type { InputMessage, TurnRequest } from '../api/turn-request';
+import { pickModel, readConfig } from '../config';
+import type { Env } from '../env';
+import { takeRateLimit } from '../http/rate-limit';
+import { ApiError } from '../lib/errors';
+import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
+import { defaultTools } from '../tools/default-tools';
+import type { SessionStore } from './store';
+import type { CompletionOptions, SocketStore } from './socket-store';
+
+/** The header names by which the Worker hands an authenticated upgrade to the session object. */
+export const SOCKET_SESSION_HEADER = 'x-session-id';
+export const SOCKET_USER_HEADER = 'x-user-id';
+
+/** What a socket carries from its upgrade (kept through hibernation by `serializeAttachment`). */
+export type SocketAttachment = { sessionId: string; userId: string };
+
+/** What the door needs from the session object. */
+export interface SocketHost {
+  readonly env: Env;
+  readonly store: SessionStore;
+  readonly staged: SocketStore;
+  isRunning(): boolean;
+  /** Checks and starts a turn, synchronously from the checks to the lock; throws `ApiError`. */
+  launch(sessionId: string, request: TurnRequest, model: string, socket: { requestId: string | null; reasoning: boolean }): void;
+  /** Cancels the running turn and resolves when it has stopped. */
+  stop(): Promise<void>;
+  send(socket: WebSocket, frame: ServerFrame): void;
+  broadcast(frame: ServerFrame): void;
+}
+
+export class SocketDoor {
+  constructor(private readonly host: SocketHost) {}
+
+  async handle(socket: WebSocket, raw: string | ArrayBuffer, attachment: SocketAttachment): Promise<void> {
+    const parsed = parseClientFrame(raw);
+    if (!parsed.ok) return this.host.send(socket, errorFrame(parsed.code, parsed.message, parsed.requestId));
+    const frame = parsed.frame;
+    try {
+      switch (frame.type) {
+        case 'append_message':
+          return this.append(socket, frame, attachment);
+        case 'request_completion':
+          return await this.complete(frame, attachment);
+        case 'stop_completion':
+          if (!this.host.isRunning()) throw new ApiError(409, 'no_completion_running', 'No completion is running in this session.');
+          return await this.host.stop();
+        case 'tool_confirmation_response':
+          return this.confirm(frame, attachment);
+      }
+    } catch (error) {
+      const requestId = frame.request_id ?? null;
+      if (error instanceof ApiError) return this.host.send(socket, errorFrame(error.code, error.message, requestId));
+      console.error('socket frame failed', frame.type, error);
+      this.host.send(socket, errorFrame('internal_error', 'The session failed to handle this frame; try again.', requestId));
+    }
+  }
+
+  /** After a turn: answers that came in while it ran may now complete the set. */
+  resumeIfAnswered(sessionId: string, requestId: string | null): void {
+    if (this.host.isRunning()) return;
+    const pending = this.pending();
+    if (pending.length === 0) return;
+    const staged = this.host.staged.staged();
+    const answered = new Set(staged.flatMap((message) => (message.role === 'tool' || message.role === 'tool_permission' ? [message.toolCallId] : [])));
+    if (!pending.every((call) => answered.has(call.toolCallId))) return;
+    const options = this.host.staged.options() ?? { reasoning: false, tools: [] };
+    this.start(sessionId, staged, options, requestId);
+  }
+
+  private append(socket: WebSocket, frame: AppendMessageFrame, { sessionId }: SocketAttachment): void {
+    if (frame.role === 'user') {
+      this.host.store.ensureCreated(sessionId);
+      this.host.staged.stage({ role: 'user', content: frame.content });
+      return this.host.send(socket, { type: 'message_appended' });
+    }
+    this.expectPending(frame.tool_call_id, 'client');
+    this.host.staged.stage({ role: 'tool', toolCallId: frame.tool_call_id, content: frame.content });
+    this.host.send(socket, { type: 'message_appended' });
+    this.resumeIfAnswered(sessionId, frame.request_id ?? null);
+  }
+
+  private confirm(frame: ToolConfirmationFrame, { sessionId }: SocketAttachment): void {
+    this.expectPending(frame.tool_call_id, 'permission');
+    const granted = frame.action === 'approve';
+    this.host.staged.stage({ role: 'tool_permission', toolCallId: frame.tool_call_id, granted, ...(frame.reason ? { reason: frame.reason } : {}) });
+    this.host.broadcast({ type: 'tool_confirmation_processed', tool_call_id: frame.tool_call_id, action: frame.action });
+    this.resumeIfAnswered(sessionId, frame.request_id ?? null);
+  }
+
+  private async complete(frame: RequestCompletionFrame, { sessionId, userId }: SocketAttachment): Promise<void> {
+    const config = readConfig(this.host.env);
+    const model = pickModel(config, frame.model);
+    // A front-end names its tools once: a completion that names none keeps the last ones.
+    const tools = frame.tools ?? this.host.staged.options()?.tools ?? [];
+    checkToolNames(tools, defaultTools.names());
+    if (this.host.isRunning()) throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, or stop it.');
+    const staged = this.host.staged.staged();
+    if (staged.length === 0 && this.pending().length === 0) {
+      throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
+    }
+    await takeRateLimit(this.host.env, userId);
+    const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
+    this.start(sessionId, this.host.staged.staged(), options, frame.request_id ?? null);
+  }
+
+  /** Starts the turn over what is staged; only once it started are the staged rows taken. */
+  private start(sessionId: string, staged: InputMessage[], options: CompletionOptions, requestId: string | null): void {
+    const request: TurnRequest = { messages: staged, tools: options.tools, stream: 'none' };
+    const model = options.model ?? readConfig(this.host.env).defaultModel;
+    this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning });
+    this.host.staged.setOptions(options);
+    this.host.staged.clear();
+  }
+
+  private pending(): PendingToolCall[] {
+    return this.host.store.exists() ? this.host.store.pendingCalls() : [];
+  }
+
+  /** The call must be pending, of the kind this frame answers, and not answered already. */
+  private expectPending(toolCallId: string, awaiting: PendingToolCall['awaiting']): void {
+    const call = this.pending().find((pending) => pending.toolCallId === toolCallId);
+    if (!call) throw new ApiError(400, 'unknown_tool_call', `No pending tool call has the id ${toolCallId}.`);
+    if (call.awaiting !== awaiting) {
+      throw new ApiError(
+        400,
+        'unknown_tool_call',
+        awaiting === 'client'
+          ? `The tool call ${toolCallId} waits for the user's approval: answer it with tool_confirmation_response.`
+          : `The tool call ${toolCallId} is a client tool: answer it with append_message {role: "tool"}.`,
+      );
+    }
+    const answered = this.host.staged.staged().some((message) => (message.role === 'tool' || message.role === 'tool_permission') && message.toolCallId === toolCallId);
+    if (answered) throw new ApiError(409, 'already_answered', `The tool call ${toolCallId} is answered already.`);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What the chat socket keeps between frames, in SQLite so that it survives hibernation: messages and
+ * answers appended but not yet taken by a completion, and the options of the last completion. Shared
+ * by every socket of the session. Read back through the turns API's own schemas.
+ */
+import { inputMessageSchema, clientToolSchema, type InputMessage, type ClientTool } from '../api/turn-request';
+import { z } from '../lib/zod';
+
+const optionsSchema = z.object({
+  model: z.string().optional(),
+  reasoning: z.boolean(),
+  tools: z.array(clientToolSchema),
+});
+
+export type CompletionOptions = z.infer<typeof optionsSchema> & { tools: ClientTool[] };
+
+export class SocketStore {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Call only once the session's tables exist (`SessionStore.ensureCreated`). */
+  stage(message: InputMessage): void {
+    this.storage.sql.exec(`INSERT INTO socket_staged (body) VALUES (?)`, JSON.stringify(message));
+  }
+
+  staged(): InputMessage[] {
+    if (!this.hasTables()) return [];
+    return this.storage.sql
+      .exec<{ body: string }>(`SELECT body FROM socket_staged ORDER BY seq`)
+      .toArray()
+      .map((row) => inputMessageSchema.parse(JSON.parse(row.body)));
+  }
+
+  clear(): void {
+    this.storage.sql.exec(`DELETE FROM socket_staged`);
+  }
+
+  options(): CompletionOptions | undefined {
+    if (!this.hasTables()) return undefined;
+    const row = this.storage.sql.exec<{ body: string }>(`SELECT body FROM socket_options WHERE id = 1`).toArray()[0];
+    return row ? optionsSchema.parse(JSON.parse(row.body)) : undefined;
+  }
+
+  setOptions(options: CompletionOptions): void {
+    this.storage.sql.exec(
+      `INSERT INTO socket_options (id, body) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body`,
+      JSON.stringify(options),
+    );
+  }
+
+  private hasTables(): boolean {
+    return this.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'socket_staged'`).toArray().length > 0;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Hibernation: the session object leaves memory while its socket is idle (workerd evicts an idle
+ * object after about ten seconds), and a frame on the same socket still works afterwards. A file of
+ * its own, since it waits.
+ */
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { expect, it } from 'vitest';
+import { history, newSessionId } from '../helpers/api';
+import { complete, openSocket } from '../helpers/socket';
+
+const objectOf = (sessionId: string) => env.SESSIONS.getByName(JSON.stringify(['local', sessionId]));
+
+/** Runs in the session's object; typed loosely, as the RPC types of its methods are too deep to infer. */
+function inObject<R>(sessionId: string, work: (object: Record<string, unknown>, state: DurableObjectState) => R): Promise<R> {
+  return runInDurableObject(objectOf(sessionId), (object, state) => work(object as unknown as Record<string, unknown>, state));
+}
+
+it('the object is evicted while the socket idles, and the socket still works after', { timeout: 45_000 }, async () => {
+  const id = newSessionId();
+  const socket = await openSocket(id);
+  await complete(socket, 'calculate 1+1');
+  await socket.until('conversation_title_update');
+  // A mark on the object in memory: an object built again after eviction has none.
+  await inObject(id, (object) => {
+    object.testMark = 'before';
+  });
+
+  const deadline = Date.now() + 30_000;
+  let evicted = false;
+  while (!evicted && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    evicted = await inObject(id, (object) => object.testMark === undefined);
+  }
+  expect(evicted).toBe(true);
+
+  // The runtime kept the socket through the eviction: the new object answers on it.
+  expect(await inObject(id, (_object, state) => state.getWebSockets().length)).toBe(1);
+  const frames = await complete(socket, 'calculate 2+2');
+  expect(frames.find((frame) => frame.type === 'tool_call')).toMatchObject({ result: '4' });
+  expect(frames.at(-1)).toEqual({ type: 'completion_done', finish_reason: 'stop' });
+  expect((await history(id)).filter((message) => message.role === 'user')).toHaveLength(2);
+});

@@ -41,10 +41,28 @@ export const workersPool = () =>
   }));
 
 export default defineConfig({
-  plugins: [workersPool()],
   test: {
-    globalSetup: ['./test/global-setup.ts'],
-    include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
+    projects: [
+      {
+        plugins: [workersPool()],
+        test: {
+          name: 'workers',
+          globalSetup: ['./test/global-setup.ts'],
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser/**'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // Node: a real browser against the Worker under `wrangler dev`.
+        test: {
+          name: 'browser',
+          environment: 'node',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

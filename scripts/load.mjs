@@ -4,51 +4,22 @@
 // message. Prints p50/p99 latency (retries included); exits non-zero on any 5xx, lost or duplicated
 // message.
 // Usage: npm run load [-- --sessions 200 --turns 5]
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { startDevServer } from './dev-server.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((pair) => pair.trim().split(/\s+/)));
 const SESSIONS = Number(args.sessions ?? 200);
 const TURNS = Number(args.turns ?? 5);
 const DEADLINE_MS = 60_000;
-const started = Date.now();
 
-const port = await new Promise((resolve) => {
-  const server = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
-  });
-});
-const base = `http://127.0.0.1:${port}`;
-const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', 'RATE_LIMIT_PER_MINUTE:0', ...(process.env.LOAD_DEBUG ? ['--log-level', 'debug'] : [])], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-  detached: true,
-});
-// wrangler's own output, kept for when something fails (LOAD_LOG=path to write it).
-let devLog = '';
-dev.stdout.on('data', (chunk) => (devLog += chunk));
-dev.stderr.on('data', (chunk) => (devLog += chunk));
-const stop = () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM');
-  } catch {}
-};
-process.on('exit', stop);
 const deadline = setTimeout(() => {
   console.error(`load: stopped at the ${DEADLINE_MS / 1000} s bound`);
   process.exit(3);
 }, DEADLINE_MS);
-
-// wrangler dev may restart its runtime once just after it first answers (it retries the `cf` object
-// it cannot fetch offline): wait for its "Ready" line and a quiet moment before loading it.
-for (;;) {
-  try {
-    if (devLog.includes('Ready on') && (await fetch(`${base}/healthz`)).ok) break;
-  } catch {}
-  if (Date.now() - started > 30_000) throw new Error('wrangler dev did not start');
-  await new Promise((resolve) => setTimeout(resolve, 200));
-}
-await new Promise((resolve) => setTimeout(resolve, 3000));
+const { base, log, stop } = await startDevServer({
+  vars: { RATE_LIMIT_PER_MINUTE: '0' },
+  extraArgs: process.env.LOAD_DEBUG ? ['--log-level', 'debug'] : [],
+  timeoutMs: 30_000,
+});
 
 const run = `load-${Date.now().toString(36)}`;
 const latencies = [];
@@ -110,6 +81,6 @@ console.log(`latency: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(
 console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}; 5xx: ${errors5xx}; dev-proxy resets retried: ${proxyResets}`);
 console.log(`stored: lost ${lost}, duplicated ${duplicated}`);
 if (firstFailure) console.log(`first failure: ${firstFailure}`);
-if (process.env.LOAD_LOG) (await import('node:fs')).writeFileSync(process.env.LOAD_LOG, devLog);
+if (process.env.LOAD_LOG) (await import('node:fs')).writeFileSync(process.env.LOAD_LOG, log());
 stop();
 process.exit(errors5xx === 0 && lost === 0 && duplicated === 0 ? 0 : 1);

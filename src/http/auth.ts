@@ -53,7 +53,7 @@ export async function authenticateToken(token: string | undefined, request: Requ
   }
 }
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 

@@ -79,6 +79,17 @@ describe('the socket upgrade', () => {
     expect(((await view.json()) as any).pendingToolCalls).toEqual([]);
   });
 
+  it('without AUTH_SECRET, only pages on a loopback host may open a socket (4403 for others)', async () => {
+    const page = await openSocket(newSessionId(), { origin: 'http://127.0.0.1:8787' });
+    expect((await complete(page, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });
+    const elsewhere = await openSocket(newSessionId(), { origin: 'https://evil.example' });
+    expect((await elsewhere.until('error'))[0]).toMatchObject({ code: 'origin_not_allowed' });
+    expect((await elsewhere.closed).code).toBe(4403);
+    // With a secret, the token is what counts, whatever page holds it.
+    const withToken = await openSocket(newSessionId(), { origin: 'https://app.example', authorization: `Bearer ${await mint('erin')}` }, deployed());
+    expect((await complete(withToken, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });
+  });
+
   it('a plain GET is told to upgrade (426); other methods are not allowed (405)', async () => {
     const plain = await fetchWorker(`/sessions/${newSessionId()}/ws`);
     expect(plain.status).toBe(426);

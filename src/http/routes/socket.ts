@@ -3,7 +3,7 @@
  * to the session's Durable Object, which holds the socket with the Hibernation API. Browsers cannot
  * set headers on a WebSocket, so the token may also come as a subprotocol entry `bearer.<token>`
  * next to `agent-chat`, which the server selects. A refused upgrade still completes, then closes at
- * once with an `error` frame and close code 4000 + the HTTP status (4401, 4400, 4429): a browser
+ * once with an `error` frame and close code 4000 + the HTTP status (4401, 4403, 4400, 4429): a browser
  * sees neither the status nor the body of a failed handshake, but it does see a close code and reason.
  */
 import type { IRequest } from 'itty-router';
@@ -11,7 +11,7 @@ import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import type { ServerFrame } from '../../protocol/socket-frames';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
-import { authenticateToken } from '../auth';
+import { authenticateToken, isLoopback } from '../auth';
 import { takeRateLimit } from '../rate-limit';
 import { parseSessionId, sessionObjectName } from '../session-stub';
 
@@ -31,6 +31,7 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
     const header = request.headers.get('authorization');
     const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
     const userId = await authenticateToken(token, request, env);
+    checkOrigin(request.headers.get('origin'), env);
     await takeRateLimit(env, userId);
     const upgraded = await env.SESSIONS.getByName(sessionObjectName(userId, sessionId)).fetch(request.url, {
       headers: { upgrade: 'websocket', [SOCKET_SESSION_HEADER]: sessionId, [SOCKET_USER_HEADER]: userId },
@@ -40,6 +41,24 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return refuse(error, selected);
+  }
+}
+
+/**
+ * Browsers let any page open a WebSocket to any host, with no CORS check. With a token that is
+ * harmless (a page cannot get one); without AUTH_SECRET, on loopback, it would let any web page the
+ * developer visits drive their local agent: then only pages served from a loopback host may connect.
+ */
+function checkOrigin(origin: string | null, env: Env): void {
+  if (env.AUTH_SECRET || origin === null) return;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    host = undefined;
+  }
+  if (host === undefined || !isLoopback(host)) {
+    throw new ApiError(403, 'origin_not_allowed', 'Without AUTH_SECRET this deployment only takes sockets from pages on a loopback host.');
   }
 }
 

@@ -1,0 +1,6 @@
+/** Types of `dev-server.mjs`, for the TypeScript tests that start the Worker under `wrangler dev`. */
+export function startDevServer(options?: {
+  vars?: Record<string, string>;
+  extraArgs?: string[];
+  timeoutMs?: number;
+}): Promise<{ base: string; port: number; log: () => string; stop: () => void }>;

@@ -1,0 +1,49 @@
+// Starts `wrangler dev` on a free loopback port and waits until it answers: for the load run, the
+// browser tests and anything else that needs the real Worker in workerd behind a real socket.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/**
+ * @param {{ vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
+ * @returns {Promise<{ base: string, port: number, log: () => string, stop: () => void }>}
+ */
+export async function startDevServer({ vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
+  const started = Date.now();
+  const port = await new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const varArgs = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+  const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  // wrangler's own output, kept for when something fails.
+  let log = '';
+  dev.stdout.on('data', (chunk) => (log += chunk));
+  dev.stderr.on('data', (chunk) => (log += chunk));
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM');
+    } catch {}
+  };
+  process.on('exit', stop);
+
+  // wrangler dev may restart its runtime once just after it first answers (it retries the `cf` object
+  // it cannot fetch offline): wait for its "Ready" line and a quiet moment before using it.
+  for (;;) {
+    try {
+      if (log.includes('Ready on') && (await fetch(`${base}/healthz`)).ok) break;
+    } catch {}
+    if (Date.now() - started > timeoutMs) {
+      stop();
+      throw new Error(`wrangler dev did not start in ${timeoutMs / 1000} s:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return { base, port, log: () => log, stop };
+}

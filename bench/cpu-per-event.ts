@@ -1,12 +1,14 @@
 /**
  * CPU per event of the platform-free core, in Node (`process.cpuUsage`): the agent loop alone, and
- * the loop with each seed 000 encoder (and the SSE framing) listening. A scripted provider streams
+ * the loop with each encoder (and its framing) listening. A scripted provider streams
  * 20,000 text deltas; every figure is the median of repeated runs. Prints one `BENCH {json}` line.
  */
 import type { AgentEvent } from '../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
 import { runTurn } from '../src/agent/run-turn';
 import { formatSseEvent } from '../src/http/sse-stream';
+import { createSocketEncoder } from '../src/protocol/socket-encoder';
+import { ALL_VISIBLE } from '../src/protocol/socket-frames';
 import { createTurnsJsonEncoder } from '../src/protocol/turns-json-encoder';
 import { createTurnsSseEncoder } from '../src/protocol/turns-sse-encoder';
 import type { ModelProvider, ModelStreamPart } from '../src/providers/types';
@@ -64,6 +66,12 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
     const encoder = createTurnsSseEncoder('message');
     return (event) => {
       for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+    };
+  },
+  'loop + socket encoder (seed 003) + JSON framing': () => {
+    const encoder = createSocketEncoder({ conversationId: 'bench', requestId: null, reasoning: true, visibility: () => ALL_VISIBLE });
+    return (event) => {
+      for (const frame of encoder.encode(event)) JSON.stringify(frame);
     };
   },
   'loop + JSON encoder': () => {

@@ -55,8 +55,8 @@ if (cpu) {
   lines.push(
     '## CPU per event of the core, in Node',
     '',
-    `The agent loop on a scripted provider streaming ${cpu.deltas.toLocaleString('en')} text deltas, alone and with each turns-API`,
-    `encoder listening (SSE framing included); \`process.cpuUsage\`, median of ${cpu.runs} runs, systems alternating, Node ${cpu.node}.`,
+    `The agent loop on a scripted provider streaming ${cpu.deltas.toLocaleString('en')} text deltas, alone and with each encoder`,
+    `listening (its framing included); \`process.cpuUsage\`, median of ${cpu.runs} runs, systems alternating, Node ${cpu.node}.`,
     '',
     '| system | CPU per internal event |',
     '| --- | ---: |',

@@ -13,10 +13,20 @@ const LATIN_END = new Set(['.', '!', '?']);
 const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '}', '」', '』', '）', '】', '》']);
 const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'no', 'fig', 'cf', 'approx', 'inc', 'ltd', 'co']);
 
+/** Any character that may end a sentence. */
+const ANY_MARK = /[.!?\n。！？；…｡]/;
+/** How much scanned text the scan looks back into: longer than any abbreviation. */
+const CONTEXT_CHARS = 64;
+
 export class SentenceSplitter {
-  private buffer = '';
-  /** Where the next scan of the buffer starts: nothing before it can still end a sentence. */
-  private scanFrom = 0;
+  /**
+   * The sentence being built is kept in parts, never as one growing string: reading a character of
+   * a string built by `+=` makes V8 copy it whole, which would cost quadratic time in the length of a
+   * sentence. `parts`: scanned text with no end in it; `tail`: what is still to scan (from an end
+   * mark that more text may decide).
+   */
+  private parts: string[] = [];
+  private tail = '';
 
   /** `next`: the index of the first sentence (indexes count per message, across its blocks). */
   constructor(private next = 0) {}
@@ -28,34 +38,55 @@ export class SentenceSplitter {
 
   /** The sentences this delta completes. */
   push(delta: string): Sentence[] {
-    this.buffer += delta;
+    // Most deltas hold no end mark at all: nothing to scan.
+    if (this.tail === '' && !ANY_MARK.test(delta)) {
+      if (delta !== '') this.parts.push(delta);
+      return [];
+    }
+    this.tail += delta;
     return this.drain(false);
   }
 
   /** The rest, as a last sentence, at the end of the text. */
   flush(): Sentence[] {
     const done = this.drain(true);
-    if (this.buffer !== '') done.push(this.take(this.buffer.length));
+    if (this.parts.length > 0 || this.tail !== '') done.push(this.take(this.tail.length));
     return done;
   }
 
   private drain(final: boolean): Sentence[] {
     const done: Sentence[] = [];
     for (;;) {
-      const found = findEnd(this.buffer, final, this.scanFrom);
-      if ('resumeAt' in found) {
-        // Scanning resumes at the undecided mark, so a long sentence costs linear time, not quadratic.
-        this.scanFrom = found.resumeAt;
-        return done;
+      const context = this.lookback();
+      const offset = context.length;
+      const found = findEnd(context + this.tail, final, offset);
+      if ('end' in found) {
+        done.push(this.take(found.end - offset));
+        continue;
       }
-      done.push(this.take(found.end));
+      // Nothing before the undecided mark can end a sentence any more: it moves to the parts.
+      const scanned = found.resumeAt - offset;
+      if (scanned > 0) {
+        this.parts.push(this.tail.slice(0, scanned));
+        this.tail = this.tail.slice(scanned);
+      }
+      return done;
     }
   }
 
+  /** The last characters of the parts (an abbreviation's word may begin there). */
+  private lookback(): string {
+    let text = '';
+    for (let index = this.parts.length - 1; index >= 0 && text.length < CONTEXT_CHARS; index--) text = this.parts[index] + text;
+    return text.slice(-CONTEXT_CHARS);
+  }
+
+  /** The sentence: the parts, and the first `length` characters of the tail. */
   private take(length: number): Sentence {
-    const sentence = { sentence: this.buffer.slice(0, length), index: this.next++ };
-    this.buffer = this.buffer.slice(length);
-    this.scanFrom = 0;
+    this.parts.push(this.tail.slice(0, length));
+    const sentence = { sentence: this.parts.join(''), index: this.next++ };
+    this.tail = this.tail.slice(length);
+    this.parts = [];
     return sentence;
   }
 }

@@ -47,6 +47,17 @@ describe('the sentence splitter', () => {
     );
   });
 
+  it('looks back past the parts it has set aside: one character at a time, long words, abbreviations', () => {
+    const long = 'x'.repeat(150);
+    const texts = [`${long} Dr. Who came. ${long}e.g. then. Mr. ${long}. End.`, `${long}\n${long}。${long}`, `See e.g. ${long} and i.e. ${long}.`];
+    for (const value of texts) {
+      const cuts = Array.from({ length: value.length }, (_, index) => index);
+      expect(streamed(value, cuts)).toEqual(splitSentences(value));
+      expect(streamed(value, cuts).join('')).toBe(value);
+    }
+    expect(splitSentences(`${long} Dr. Who came. Then.`)).toEqual([`${long} Dr. Who came. `, 'Then.']);
+  });
+
   it('gives the same sentences streamed as whole', () => {
     fc.assert(
       fc.property(text, fc.array(fc.nat({ max: 80 }), { maxLength: 10 }), (value, cuts) => {

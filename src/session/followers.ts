@@ -57,11 +57,23 @@ function jsonFollower(): Follower {
 
 /**
  * The session's chat sockets (seed 003): one encoder for the turn, its frames sent to every socket
- * open at the time, so that a socket that connects mid-turn sees the rest of it.
+ * open at the time. The encoder starts with the first event at which a socket may be open, so that a
+ * session with no socket pays nothing for it; a socket that connects mid-turn gets the rest of it.
  */
-export function socketListener(encoder: WireEncoder<ServerFrame>, broadcast: (frame: ServerFrame) => void): Listener {
+export function socketListener(
+  createEncoder: () => WireEncoder<ServerFrame>,
+  socketsOpen: () => boolean,
+  broadcast: (frame: ServerFrame) => void,
+): Listener {
+  let encoder: WireEncoder<ServerFrame> | undefined;
   return {
-    deliver: ({ event }) => encoder.encode(event).forEach(broadcast),
+    deliver: ({ event }) => {
+      if (!encoder) {
+        if (!socketsOpen()) return;
+        encoder = createEncoder();
+      }
+      encoder.encode(event).forEach(broadcast);
+    },
     close: () => {},
   };
 }

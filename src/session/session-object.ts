@@ -79,6 +79,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly turns: TurnStore;
   private readonly door: SocketDoor;
   private running: RunningTurn | undefined;
+  /** Whether a socket may be open: known on wake, set by an upgrade, counted again when one closes. */
+  private socketsOpen: boolean;
   private titling = false;
   private titleAttempts = 0;
   /** Aborts side work (a title call) when the session is deleted. */
@@ -100,6 +102,7 @@ export class SessionObject extends DurableObject<Env> {
       broadcast: (frame) => this.broadcast(frame),
     };
     this.door = new SocketDoor(host);
+    this.socketsOpen = ctx.getWebSockets().length > 0;
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
       // A fresh instance has no turn in memory: any turn storage calls running was cut short.
@@ -139,14 +142,15 @@ export class SessionObject extends DurableObject<Env> {
     this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
     const recorder = createTurnRecorder(this.store, this.turns, turnId);
     const log = new TurnEventLog(this.turns, turnId);
-    const sockets = createSocketEncoder({
-      conversationId: args.sessionId,
-      requestId: args.socket?.requestId ?? null,
-      reasoning: args.socket?.reasoning ?? false,
-      visibility: config.toolVisibility,
-    });
+    const sockets = () =>
+      createSocketEncoder({
+        conversationId: args.sessionId,
+        requestId: args.socket?.requestId ?? null,
+        reasoning: args.socket?.reasoning ?? false,
+        visibility: config.toolVisibility,
+      });
     // Every socket of the session sees every turn, whichever door started it.
-    const followers = new Set<Listener>([socketListener(sockets, (frame) => this.broadcast(frame))]);
+    const followers = new Set<Listener>([socketListener(sockets, () => this.socketsOpen, (frame) => this.broadcast(frame))]);
     if (args.first) followers.add(args.first);
     const controller = new AbortController();
     const emit = (event: AgentEvent) => {
@@ -290,6 +294,7 @@ export class SessionObject extends DurableObject<Env> {
         this.send(socket, { type: 'user_disconnect' });
         closeQuietly(socket, 1000, 'The session was deleted.');
       }
+      this.socketsOpen = false;
       return { deleted: true as const };
     });
   }
@@ -312,6 +317,7 @@ export class SessionObject extends DurableObject<Env> {
     }
     // Hibernation: the runtime holds the socket; this object may leave memory while it is idle.
     this.ctx.acceptWebSocket(server);
+    this.socketsOpen = true;
     const attachment: SocketAttachment = { sessionId, userId };
     server.serializeAttachment(attachment);
     return new Response(null, { status: 101, webSocket: client });
@@ -324,11 +330,17 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
     // Completes the closing handshake the client began.
     closeQuietly(socket, code === 1005 || code === 1006 ? 1000 : code, reason);
+    this.recountSockets(socket);
   }
 
   override async webSocketError(socket: WebSocket, error: unknown): Promise<void> {
     console.warn('socket error', error);
     closeQuietly(socket, 1011, 'Socket error.');
+    this.recountSockets(socket);
+  }
+
+  private recountSockets(closed: WebSocket): void {
+    this.socketsOpen = this.ctx.getWebSockets().some((socket) => socket !== closed && socket.readyState === WebSocket.OPEN);
   }
 
   private async stopRunning(): Promise<void> {

@@ -38,6 +38,8 @@ const KEEPALIVE_MS = 30_000;
 const MAX_SOCKETS = 32;
 /** Title attempts per session object before it gives up until it wakes again (a model that never answers). */
 const MAX_TITLE_ATTEMPTS = 3;
+/** A title is not worth a long wait: past this its call is abandoned. */
+const TITLE_TIMEOUT_MS = 30_000;
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -211,7 +213,8 @@ export class SessionObject extends DurableObject<Env> {
     this.titling = true;
     this.titleAttempts++;
     try {
-      const result = await makeTitle(model, this.store.firstMessages(10), this.sideWork.signal);
+      const signal = AbortSignal.any([this.sideWork.signal, AbortSignal.timeout(TITLE_TIMEOUT_MS)]);
+      const result = await makeTitle(model, this.store.firstMessages(10), signal);
       if (!this.store.exists()) return; // deleted meanwhile
       this.store.addUsage(result.usage);
       if (!result.ok) return console.warn('no title', sessionId, result.error.code);

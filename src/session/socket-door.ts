@@ -72,7 +72,7 @@ export class SocketDoor {
     if (this.host.isRunning()) return;
     const pending = this.pending();
     if (pending.length === 0) return;
-    const staged = this.host.staged.staged();
+    const staged = this.current(pending);
     const answered = new Set(staged.flatMap((message) => (message.role === 'tool' || message.role === 'tool_permission' ? [message.toolCallId] : [])));
     if (!pending.every((call) => answered.has(call.toolCallId))) return;
     const options = this.host.staged.options() ?? { reasoning: false, tools: [] };
@@ -106,13 +106,13 @@ export class SocketDoor {
     const tools = frame.tools ?? this.host.staged.options()?.tools ?? [];
     checkToolNames(tools, defaultTools.names());
     if (this.host.isRunning()) throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, or stop it.');
-    const staged = this.host.staged.staged();
-    if (staged.length === 0 && this.pending().length === 0) {
+    if (this.current(this.pending()).length === 0 && this.pending().length === 0) {
       throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
     }
     await takeRateLimit(this.host.env, userId);
     const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
-    this.start(sessionId, this.host.staged.staged(), options, frame.request_id ?? null);
+    // Read again after the wait: another frame may have changed what is staged.
+    this.start(sessionId, this.current(this.pending()), options, frame.request_id ?? null);
   }
 
   /** Starts the turn over what is staged; only once it started are the staged rows taken. */
@@ -122,6 +122,15 @@ export class SocketDoor {
     this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning });
     this.host.staged.setOptions(options);
     this.host.staged.clear();
+  }
+
+  /**
+   * What is staged, less the answers to calls that are no longer pending (a turn posted over HTTP
+   * may have answered them meanwhile): those would make every later completion fail.
+   */
+  private current(pending: PendingToolCall[]): InputMessage[] {
+    const ids = new Set(pending.map((call) => call.toolCallId));
+    return this.host.staged.staged().filter((message) => (message.role !== 'tool' && message.role !== 'tool_permission') || ids.has(message.toolCallId));
   }
 
   private pending(): PendingToolCall[] {
@@ -141,7 +150,7 @@ export class SocketDoor {
           : `The tool call ${toolCallId} is a client tool: answer it with append_message {role: "tool"}.`,
       );
     }
-    const answered = this.host.staged.staged().some((message) => (message.role === 'tool' || message.role === 'tool_permission') && message.toolCallId === toolCallId);
+    const answered = this.current([call]).some((message) => (message.role === 'tool' || message.role === 'tool_permission') && message.toolCallId === toolCallId);
     if (answered) throw new ApiError(409, 'already_answered', `The tool call ${toolCallId} is answered already.`);
   }
 }

@@ -279,6 +279,22 @@ describe('many sockets, one session', () => {
     expect((await history(id)).filter((message) => message.role === 'user')).toHaveLength(3);
   });
 
+  it('answers staged on a socket for calls that a turn over HTTP answered are dropped, not replayed', async () => {
+    const id = newSessionId();
+    const socket = await openSocket(id);
+    const asked = await complete(socket, 'remember one; remember two');
+    const calls: string[] = asked.find((frame) => frame.type === 'assistant_message_complete')!.tool_calls.map((call: any) => call.id);
+    socket.send({ type: 'tool_confirmation_response', tool_call_id: calls[0], action: 'approve' });
+    await socket.until('tool_confirmation_processed');
+
+    // Another client answers both over HTTP; its turn shows on the socket too.
+    await jsonTurn(id, { messages: calls.map((toolCallId) => ({ role: 'tool_permission', toolCallId, granted: false })) });
+    await socket.until('completion_done');
+    const frames = await complete(socket, 'calculate 5*5');
+    expect(frames.find((frame) => frame.type === 'tool_call')).toMatchObject({ result: '25' });
+    checkHistoryInvariants(await history(id));
+  });
+
   it('deleting the session tells its sockets (user_disconnect) and closes them', async () => {
     const id = newSessionId();
     const socket = await openSocket(id);

@@ -212,8 +212,12 @@ export class SessionObject extends DurableObject<Env> {
     if (this.titling || this.titleAttempts >= MAX_TITLE_ATTEMPTS || this.store.title() !== undefined) return;
     this.titling = true;
     this.titleAttempts++;
+    // A timer of our own, cleared when the call ends: a pending timer would keep the object from
+    // hibernating (as `AbortSignal.timeout` would, for its whole 30 s).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), TITLE_TIMEOUT_MS);
     try {
-      const signal = AbortSignal.any([this.sideWork.signal, AbortSignal.timeout(TITLE_TIMEOUT_MS)]);
+      const signal = AbortSignal.any([this.sideWork.signal, timeout.signal]);
       const result = await makeTitle(model, this.store.firstMessages(10), signal);
       if (!this.store.exists()) return; // deleted meanwhile
       this.store.addUsage(result.usage);
@@ -221,6 +225,7 @@ export class SessionObject extends DurableObject<Env> {
       this.store.setTitle(result.title);
       this.broadcast({ type: 'conversation_title_update', conversation_id: sessionId, title: result.title });
     } finally {
+      clearTimeout(timer);
       this.titling = false;
     }
   }

@@ -27,7 +27,8 @@ it('the object is evicted while the socket idles, and the socket still works aft
   });
 
   // Each look wakes the object and starts its idle time again, so the looks come further apart each
-  // time: on a loaded machine the eviction may come a little after its ten seconds.
+  // time: on a loaded machine the eviction may come a little after its ten seconds. (A timer left
+  // pending, such as an `AbortSignal.timeout`, would keep the object in memory: this test found one.)
   let evicted = false;
   for (const wait of [12_000, 16_000, 24_000]) {
     await new Promise((resolve) => setTimeout(resolve, wait));

@@ -1,9 +1,13 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
+import { MCP_TEST_TOKEN } from './test/helpers/mcp-fixtures.ts';
 import { upstreamModels } from './test/helpers/upstream-server.ts';
 
-/** The Workers pool with the stand-in upstream: the same for the tests and the benchmarks. */
-export const workersPool = () =>
+/**
+ * The Workers pool with the stand-in upstream: the same for the tests and the benchmarks. `mcp`: the
+ * deployment names the test MCP server (three ways) in `MCP_SERVERS`, for the MCP tests.
+ */
+export const workersPool = ({ mcp = false } = {}) =>
   cloudflareTest(({ inject }) => ({
     main: './src/index.ts',
     wrangler: { configPath: './wrangler.toml' },
@@ -36,9 +40,28 @@ export const workersPool = () =>
         TOOL_RESULT_MAX_CHARS: '2000',
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
+        ...(mcp ? mcpBindings(inject('mcpUrl')) : {}),
       },
     },
   }));
+
+/**
+ * `kit`: every tool trusted. `vault`: the same server, untrusted by default but `echo`. `gone`: a
+ * server that is not there. The header's secret is named, and comes from a var of its own.
+ */
+function mcpBindings(url: string): Record<string, string> {
+  const headers = { 'x-test-token': '${MCP_TEST_TOKEN}' };
+  return {
+    MCP_SERVERS: JSON.stringify([
+      { name: 'kit', url: `${url}/mcp`, headers, trust: 'trusted' },
+      { name: 'vault', url: `${url}/mcp`, headers, tools: { echo: 'trusted' } },
+      { name: 'gone', url: 'http://127.0.0.1:9/mcp' },
+    ]),
+    MCP_TEST_TOKEN: MCP_TEST_TOKEN,
+    MCP_TEST_URL: url,
+    MCP_LIST_TTL_SECONDS: '3',
+  };
+}
 
 export default defineConfig({
   test: {
@@ -49,7 +72,19 @@ export default defineConfig({
           name: 'workers',
           globalSetup: ['./test/global-setup.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**'],
+          exclude: ['test/browser/**', 'test/mcp/**'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The same Worker, deployed with MCP servers.
+        plugins: [workersPool({ mcp: true })],
+        test: {
+          name: 'workers-mcp',
+          globalSetup: ['./test/global-setup.ts'],
+          include: ['test/mcp/**/*.test.ts'],
+          // One file at a time: the MCP server's counts (lists, calls) must belong to one file.
+          fileParallelism: false,
           testTimeout: 20_000,
         },
       },

@@ -9,6 +9,8 @@ import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
 import type { ContextSettings } from './agent/context/context-window';
 import { ALL_VISIBLE, type ToolVisibility } from './protocol/socket-frames';
+import { mcpServersSchema, resolveMcpServers } from './tools/mcp/mcp-config';
+import type { McpSettings } from './tools/mcp/mcp-toolbox';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
@@ -16,6 +18,15 @@ export const DEFAULT_SYSTEM_PROMPT =
 const modelIdSchema = z.string().trim().regex(/^[a-z0-9-]+:.+$/);
 const positiveInt = (fallback: number, max: number) =>
   z.preprocess((value) => (value === undefined || value === '' ? fallback : Number(value)), z.number().int().min(1).max(max));
+
+/** A JSON var, parsed; text that is not JSON is left for the schema to refuse. */
+function parseJson(value: unknown): unknown {
+  try {
+    return JSON.parse(String(value));
+  } catch {
+    return value;
+  }
+}
 
 const configSchema = z.object({
   MODEL: modelIdSchema.default(DEMO_MODEL_ID),
@@ -42,15 +53,11 @@ const configSchema = z.object({
   COMPACTION_THRESHOLD: z.preprocess((value) => (value === undefined || value === '' ? 0.8 : Number(value)), z.number().min(0.1).max(0.95)),
   TOOL_RESULT_MAX_CHARS: positiveInt(20_000, 10_000_000),
   TITLES: z.enum(['on', 'off']).default('on'),
+  MCP_SERVERS: z.preprocess(parseJson, mcpServersSchema).optional(),
+  MCP_LIST_TTL_SECONDS: z.preprocess((value) => (value === undefined || value === '' ? 300 : Number(value)), z.number().int().min(0).max(86_400)),
   TOOL_VISIBILITY: z
     .preprocess(
-      (value) => {
-        try {
-          return JSON.parse(String(value));
-        } catch {
-          return value;
-        }
-      },
+      parseJson,
       z.record(
         z.string(),
         z.strictObject({ show_name: z.boolean().optional(), show_arguments: z.boolean().optional(), show_result: z.boolean().optional() }),
@@ -80,6 +87,8 @@ export type Config = {
   titles: boolean;
   /** What the chat socket shows of each tool (seed 003's visibility flags), all by default. */
   toolVisibility: (toolName: string) => ToolVisibility;
+  /** The MCP servers whose tools are offered, if any. */
+  mcp?: McpSettings;
 };
 
 export function readConfig(env: Env): Config {
@@ -119,6 +128,16 @@ export function readConfig(env: Env): Config {
       ...(vars.OUTPUT_RESERVE_TOKENS ? { outputReserve: vars.OUTPUT_RESERVE_TOKENS } : {}),
     },
   };
+  if (vars.MCP_SERVERS && vars.MCP_SERVERS.length > 0) {
+    const servers = resolveMcpServers(vars.MCP_SERVERS, env as unknown as Record<string, unknown>);
+    if ('missing' in servers) throw new ApiError(500, 'configuration_error', `The deployment has no secret ${servers.missing}.`);
+    config.mcp = {
+      servers,
+      listTtlMs: vars.MCP_LIST_TTL_SECONDS * 1000,
+      listTimeoutMs: Math.min(vars.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000),
+      callTimeoutMs: vars.TOOL_TIMEOUT_MS,
+    };
+  }
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
   if (vars.ANTHROPIC_API_KEY) config.anthropic.apiKey = vars.ANTHROPIC_API_KEY;
   if (config.anthropic.thinkingBudget > 0 && config.anthropic.thinkingBudget >= config.anthropic.maxTokens) {

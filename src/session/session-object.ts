@@ -22,7 +22,10 @@ import { createSocketEncoder } from '../protocol/socket-encoder';
 import type { ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
-import { defaultTools } from '../tools/default-tools';
+import { checkToolNames } from '../api/tool-names';
+import { DEFAULT_TOOLS, defaultTools } from '../tools/default-tools';
+import { McpToolbox } from '../tools/mcp/mcp-toolbox';
+import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
@@ -73,6 +76,8 @@ type LaunchArgs = {
   first?: Follower;
   /** Set when a chat socket starts the turn. */
   socket?: { requestId: string | null; reasoning: boolean };
+  /** The turn's server tools: the built-in ones and the MCP servers' (closed when the turn ends). */
+  tools: Toolset;
 };
 
 export class SessionObject extends DurableObject<Env> {
@@ -84,6 +89,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Whether a socket may be open: known on wake, set by an upgrade, counted again when one closes. */
   private socketsOpen: boolean;
   private titling = false;
+  private mcp: McpToolbox | undefined;
   private titleAttempts = 0;
   /** Aborts side work (a title call) when the session is deleted. */
   private sideWork = new AbortController();
@@ -98,7 +104,8 @@ export class SessionObject extends DurableObject<Env> {
       store: this.store,
       staged: this.staged,
       isRunning: () => this.running !== undefined,
-      launch: (sessionId, request, model, socket) => this.startChecked({ sessionId, request, model, socket }),
+      tools: () => this.turnTools(readConfig(env)),
+      launch: (sessionId, request, model, socket, tools) => this.startChecked({ sessionId, request, model, socket, tools }),
       stop: () => this.stopRunning(),
       send: (socket, frame) => this.send(socket, frame),
       broadcast: (frame) => this.broadcast(frame),
@@ -123,8 +130,9 @@ export class SessionObject extends DurableObject<Env> {
         return { ...(await this.follow(prior, args.request.stream, 0).result()), replayed: true };
       }
 
+      const tools = await this.turnTools(readConfig(this.env));
       const first = createFollower(args.request.stream);
-      this.startChecked({ ...args, first });
+      this.startChecked({ ...args, first, tools });
       return { ...(await first.result()), replayed: false };
     });
   }
@@ -134,9 +142,19 @@ export class SessionObject extends DurableObject<Env> {
    * awaits, so no other request can slip in between. Throws `ApiError` when the turn is refused.
    */
   private startChecked(args: LaunchArgs): void {
+    try {
+      this.startTurnChecked(args);
+    } catch (error) {
+      void args.tools.close();
+      throw error;
+    }
+  }
+
+  private startTurnChecked(args: LaunchArgs): void {
     const config = readConfig(this.env);
     const pending = this.store.exists() ? this.store.pendingCalls() : [];
     const { answers, newMessages } = validateTurn(args.request, pending, this.running !== undefined);
+    checkToolNames(args.request.tools ?? [], args.tools.registry.names());
     const model = resolveModel(args.model, config, { ai: this.env.AI });
 
     this.store.ensureCreated(args.sessionId);
@@ -163,7 +181,7 @@ export class SessionObject extends DurableObject<Env> {
 
     const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
       model,
-      tools: defaultTools,
+      tools: args.tools.registry,
       toolContext: { now: () => new Date(), notes: this.store },
       emit,
       signal: controller.signal,
@@ -183,7 +201,8 @@ export class SessionObject extends DurableObject<Env> {
           return undefined;
         },
       )
-      .then((outcome) => {
+      .then(async (outcome) => {
+        await args.tools.close();
         log.flush();
         for (const follower of followers) follower.close();
         this.running = undefined;
@@ -194,13 +213,22 @@ export class SessionObject extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
   }
 
+  /**
+   * The server tools for a turn: the built-in ones, and the tools of the deployment's MCP servers
+   * (their lists kept by this session's toolbox for `MCP_LIST_TTL_SECONDS`).
+   */
+  private async turnTools(config: Config): Promise<Toolset> {
+    if (!config.mcp) return { registry: defaultTools, close: async () => {} };
+    this.mcp ??= new McpToolbox(config.mcp);
+    const turn = await this.mcp.forTurn();
+    return { registry: createToolRegistry([...DEFAULT_TOOLS, ...turn.tools]), close: () => turn.close() };
+  }
+
   /** After a turn: answers staged on a socket while it ran may complete the set; a new session gets its title. */
   private afterTurn(args: LaunchArgs, outcome: TurnOutcome, model: ModelHandle, config: Config): void {
-    try {
-      this.door.resumeIfAnswered(args.sessionId, args.socket?.requestId ?? null);
-    } catch (error) {
+    this.door.resumeIfAnswered(args.sessionId, args.socket?.requestId ?? null).catch((error) => {
       if (!(error instanceof ApiError)) console.error('socket resume failed', error);
-    }
+    });
     if (config.titles && outcome.stopReason === 'end_turn') void this.title(args.sessionId, model);
   }
 

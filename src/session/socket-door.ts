@@ -17,6 +17,7 @@ import { ApiError } from '../lib/errors';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { defaultTools } from '../tools/default-tools';
 import type { SessionStore } from './store';
+import type { Toolset } from '../tools/registry';
 import type { CompletionOptions, SocketStore } from './socket-store';
 
 /** The header names by which the Worker hands an authenticated upgrade to the session object. */
@@ -32,8 +33,10 @@ export interface SocketHost {
   readonly store: SessionStore;
   readonly staged: SocketStore;
   isRunning(): boolean;
+  /** The server tools for the next turn (MCP lists may need a fetch). */
+  tools(): Promise<Toolset>;
   /** Checks and starts a turn, synchronously from the checks to the lock; throws `ApiError`. */
-  launch(sessionId: string, request: TurnRequest, model: string, socket: { requestId: string | null; reasoning: boolean }): void;
+  launch(sessionId: string, request: TurnRequest, model: string, socket: { requestId: string | null; reasoning: boolean }, tools: Toolset): void;
   /** Cancels the running turn and resolves when it has stopped. */
   stop(): Promise<void>;
   send(socket: WebSocket, frame: ServerFrame): void;
@@ -50,14 +53,14 @@ export class SocketDoor {
     try {
       switch (frame.type) {
         case 'append_message':
-          return this.append(socket, frame, attachment);
+          return await this.append(socket, frame, attachment);
         case 'request_completion':
           return await this.complete(frame, attachment);
         case 'stop_completion':
           if (!this.host.isRunning()) throw new ApiError(409, 'no_completion_running', 'No completion is running in this session.');
           return await this.host.stop();
         case 'tool_confirmation_response':
-          return this.confirm(frame, attachment);
+          return await this.confirm(frame, attachment);
       }
     } catch (error) {
       const requestId = frame.request_id ?? null;
@@ -67,19 +70,22 @@ export class SocketDoor {
     }
   }
 
-  /** After a turn: answers that came in while it ran may now complete the set. */
-  resumeIfAnswered(sessionId: string, requestId: string | null): void {
-    if (this.host.isRunning()) return;
-    const pending = this.pending();
-    if (pending.length === 0) return;
-    const staged = this.current(pending);
-    const answered = new Set(staged.flatMap((message) => (message.role === 'tool' || message.role === 'tool_permission' ? [message.toolCallId] : [])));
-    if (!pending.every((call) => answered.has(call.toolCallId))) return;
+  /** Once every pending call is answered, the completion goes on by itself. */
+  async resumeIfAnswered(sessionId: string, requestId: string | null): Promise<void> {
+    if (!this.allAnswered()) return;
     const options = this.host.staged.options() ?? { reasoning: false, tools: [] };
-    this.start(sessionId, staged, options, requestId);
+    await this.start(sessionId, options, requestId, () => this.allAnswered());
   }
 
-  private append(socket: WebSocket, frame: AppendMessageFrame, { sessionId }: SocketAttachment): void {
+  private allAnswered(): boolean {
+    if (this.host.isRunning()) return false;
+    const pending = this.pending();
+    if (pending.length === 0) return false;
+    const answered = new Set(this.current(pending).flatMap((message) => (message.role === 'tool' || message.role === 'tool_permission' ? [message.toolCallId] : [])));
+    return pending.every((call) => answered.has(call.toolCallId));
+  }
+
+  private async append(socket: WebSocket, frame: AppendMessageFrame, { sessionId }: SocketAttachment): Promise<void> {
     if (frame.role === 'user') {
       this.host.store.ensureCreated(sessionId);
       this.host.staged.stage({ role: 'user', content: frame.content });
@@ -88,15 +94,15 @@ export class SocketDoor {
     this.expectPending(frame.tool_call_id, 'client');
     this.host.staged.stage({ role: 'tool', toolCallId: frame.tool_call_id, content: frame.content });
     this.host.send(socket, { type: 'message_appended' });
-    this.resumeIfAnswered(sessionId, frame.request_id ?? null);
+    return this.resumeIfAnswered(sessionId, frame.request_id ?? null);
   }
 
-  private confirm(frame: ToolConfirmationFrame, { sessionId }: SocketAttachment): void {
+  private async confirm(frame: ToolConfirmationFrame, { sessionId }: SocketAttachment): Promise<void> {
     this.expectPending(frame.tool_call_id, 'permission');
     const granted = frame.action === 'approve';
     this.host.staged.stage({ role: 'tool_permission', toolCallId: frame.tool_call_id, granted, ...(frame.reason ? { reason: frame.reason } : {}) });
     this.host.broadcast({ type: 'tool_confirmation_processed', tool_call_id: frame.tool_call_id, action: frame.action });
-    this.resumeIfAnswered(sessionId, frame.request_id ?? null);
+    return this.resumeIfAnswered(sessionId, frame.request_id ?? null);
   }
 
   private async complete(frame: RequestCompletionFrame, { sessionId, userId }: SocketAttachment): Promise<void> {
@@ -111,15 +117,20 @@ export class SocketDoor {
     }
     await takeRateLimit(this.host.env, userId);
     const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
-    // Read again after the wait: another frame may have changed what is staged.
-    this.start(sessionId, this.current(this.pending()), options, frame.request_id ?? null);
+    await this.start(sessionId, options, frame.request_id ?? null, () => true);
   }
 
-  /** Starts the turn over what is staged; only once it started are the staged rows taken. */
-  private start(sessionId: string, staged: InputMessage[], options: CompletionOptions, requestId: string | null): void {
-    const request: TurnRequest = { messages: staged, tools: options.tools, stream: 'none' };
+  /**
+   * Starts the turn over what is staged; only once it started are the staged rows taken. What is
+   * staged is read after the wait for the tools, and `still` says whether the start is still due
+   * (another frame may have started a turn meanwhile), so nothing is lost or taken twice.
+   */
+  private async start(sessionId: string, options: CompletionOptions, requestId: string | null, still: () => boolean): Promise<void> {
+    const tools = await this.host.tools();
+    if (!still()) return void tools.close();
+    const request: TurnRequest = { messages: this.current(this.pending()), tools: options.tools, stream: 'none' };
     const model = options.model ?? readConfig(this.host.env).defaultModel;
-    this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning });
+    this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning }, tools);
     this.host.staged.setOptions(options);
     this.host.staged.clear();
   }

@@ -5,4 +5,6 @@ import { memoryListTool } from './memory-list';
 import { memorySaveTool } from './memory-save';
 import { createToolRegistry } from './registry';
 
-export const defaultTools = createToolRegistry([calculatorTool, currentTimeTool, memorySaveTool, memoryListTool]);
+export const DEFAULT_TOOLS = [calculatorTool, currentTimeTool, memorySaveTool, memoryListTool];
+
+export const defaultTools = createToolRegistry(DEFAULT_TOOLS);

@@ -9,6 +9,9 @@ export type ToolRegistry = {
   specs(): ToolSpec[];
 };
 
+/** The server tools of one turn, and how to release what they hold (MCP connections) when it ends. */
+export type Toolset = { registry: ToolRegistry; close(): Promise<void> };
+
 export function createToolRegistry(tools: ServerTool<any>[]): ToolRegistry {
   const byName = new Map<string, ServerTool>();
   for (const tool of tools) {
@@ -16,7 +19,7 @@ export function createToolRegistry(tools: ServerTool<any>[]): ToolRegistry {
     byName.set(tool.name, tool as ServerTool);
   }
   const specs = tools.map((tool): ToolSpec => {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>);
     return { name: tool.name, description: tool.description, parameters };
   });
   return {

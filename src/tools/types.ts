@@ -25,6 +25,8 @@ export interface ServerTool<Input = unknown> {
   /** `true`: runs inline. `false`: the user must grant each call first (seed 000 "untrusted"). */
   trust: boolean;
   inputSchema: z.ZodType<Input>;
+  /** The JSON Schema offered to the model, when it comes as is (an MCP server's); else from `inputSchema`. */
+  parameters?: Record<string, unknown>;
   execute(input: Input, context: ToolContext): Promise<ToolResultContent>;
 }
 

@@ -1,0 +1,182 @@
+/**
+ * MCP servers as server tools, through the official client (`@modelcontextprotocol/sdk`, Streamable
+ * HTTP). Each server's tool list is kept for a while (per session: one toolbox per session object);
+ * a turn connects to a server when it first needs it and closes its connections when it ends, so
+ * that no stream stays open while the session sleeps. Every failure (a server down, an MCP error, a
+ * timeout) becomes a tool error the model reads, never a failed turn; a server whose list cannot be
+ * read offers no tools until it can.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
+import { z } from '../../lib/zod';
+import { ToolError, type ServerTool } from '../types';
+import type { McpServerConfig } from './mcp-config';
+import { mcpToolName } from './mcp-names';
+import { toolResultFromMcp, type McpCallResult } from './mcp-result';
+
+export type McpSettings = {
+  servers: McpServerConfig[];
+  /** How long a server's tool list is kept. */
+  listTtlMs: number;
+  /** The longest wait to connect and list a server's tools. */
+  listTimeoutMs: number;
+  /** The longest MCP call (the tool phase's own timeout is the same). */
+  callTimeoutMs: number;
+};
+
+/** A failed list is tried again after this long (or the list's own time to live, if shorter). */
+const FAILED_LIST_TTL_MS = 30_000;
+
+type ListedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
+type Listing = { at: number; ok: true; tools: ListedTool[] } | { at: number; ok: false; error: string };
+
+export type TurnTools = { tools: ServerTool[]; close(): Promise<void> };
+
+const anyInput = z.record(z.string(), z.unknown());
+
+export class McpToolbox {
+  private readonly lists = new Map<string, Listing>();
+
+  constructor(
+    private readonly settings: McpSettings,
+    private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The MCP tools for one turn, from the kept lists or listed again; `close()` when the turn ends. */
+  async forTurn(): Promise<TurnTools> {
+    const connections = new Connections(this.fetcher, this.settings);
+    const listings = await Promise.all(this.settings.servers.map((server) => this.listing(server, connections)));
+    const tools: ServerTool[] = [];
+    const taken = new Set<string>();
+    for (const [index, server] of this.settings.servers.entries()) {
+      const listing = listings[index]!;
+      if (!listing.ok) continue;
+      for (const tool of listing.tools) {
+        const name = mcpToolName(server.name, tool.name);
+        if (taken.has(name)) continue;
+        taken.add(name);
+        tools.push(this.tool(server, tool, name, connections));
+      }
+    }
+    return { tools, close: () => connections.closeAll() };
+  }
+
+  private async listing(server: McpServerConfig, connections: Connections): Promise<Listing> {
+    const kept = this.lists.get(server.name);
+    const ttl = kept?.ok === false ? Math.min(FAILED_LIST_TTL_MS, this.settings.listTtlMs) : this.settings.listTtlMs;
+    if (kept && this.now() - kept.at < ttl) return kept;
+    let listing: Listing;
+    try {
+      const client = await connections.get(server);
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.settings.listTimeoutMs });
+        for (const tool of page.tools) {
+          tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema as Record<string, unknown> });
+        }
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 1000);
+      listing = { at: this.now(), ok: true, tools };
+    } catch (error) {
+      console.warn(`MCP server "${server.name}": its tools could not be listed`, describe(error));
+      listing = { at: this.now(), ok: false, error: describe(error) };
+    }
+    this.lists.set(server.name, listing);
+    return listing;
+  }
+
+  private tool(server: McpServerConfig, listed: ListedTool, name: string, connections: Connections): ServerTool<Record<string, unknown>> {
+    return {
+      name,
+      description: listed.description || `${listed.name}, from the MCP server "${server.name}".`,
+      trust: server.trustOf(listed.name) === 'trusted',
+      inputSchema: anyInput,
+      parameters: { type: 'object', ...listed.inputSchema },
+      execute: async (input, context) => {
+        let client: Client;
+        try {
+          client = await connections.get(server);
+        } catch (error) {
+          throw new ToolError(`The MCP server "${server.name}" could not be reached: ${describe(error)}`);
+        }
+        try {
+          const result = await client.callTool({ name: listed.name, arguments: input }, undefined, {
+            signal: context.signal,
+            timeout: this.settings.callTimeoutMs,
+          });
+          return toolResultFromMcp(result as McpCallResult);
+        } catch (error) {
+          if (error instanceof ToolError) throw error;
+          throw new ToolError(`The MCP tool ${listed.name} on "${server.name}" failed: ${describe(error)}`);
+        }
+      },
+    };
+  }
+}
+
+/** How long closing waits for cancellations on their way to a server. */
+const CANCEL_DELIVERY_MS = 2000;
+
+/** One turn's connections: one client per server, made when first needed, all closed at the end. */
+class Connections {
+  private readonly clients = new Map<string, Promise<Client>>();
+  /** Cancellations being sent: the client sends them without waiting, and closing would cut them off. */
+  private readonly cancelling = new Set<Promise<unknown>>();
+  private readonly fetcher: typeof fetch;
+
+  constructor(
+    fetcher: typeof fetch,
+    private readonly settings: McpSettings,
+  ) {
+    this.fetcher = (input, init) => {
+      const sent = fetcher(input, init);
+      if (typeof init?.body === 'string' && init.body.includes('"notifications/cancelled"')) {
+        const delivered = sent.then((response) => response.body?.cancel()).catch(() => undefined);
+        this.cancelling.add(delivered);
+        void delivered.finally(() => this.cancelling.delete(delivered));
+      }
+      return sent;
+    };
+  }
+
+  get(server: McpServerConfig): Promise<Client> {
+    let client = this.clients.get(server.name);
+    if (!client) {
+      client = this.connect(server);
+      this.clients.set(server.name, client);
+    }
+    return client;
+  }
+
+  async closeAll(): Promise<void> {
+    if (this.cancelling.size > 0) await settleWithin([...this.cancelling], CANCEL_DELIVERY_MS);
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(clients.map((client) => client.then((connected) => connected.close()).catch(() => undefined)));
+  }
+
+  private async connect(server: McpServerConfig): Promise<Client> {
+    // The Workers-safe JSON Schema validator: the default (Ajv) compiles code at run time, which workerd forbids.
+    const client = new Client({ name: 'edge-agent-turns', version: '0.1.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: server.headers },
+      fetch: this.fetcher,
+    });
+    await client.connect(transport, { timeout: this.settings.listTimeoutMs });
+    return client;
+  }
+}
+
+/** Waits for the promises to settle, at most `ms`; the timer is cleared (a pending one keeps an object from hibernating). */
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  if (timer !== undefined) clearTimeout(timer);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

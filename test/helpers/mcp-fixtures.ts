@@ -1,0 +1,5 @@
+/** What the test MCP server and the tests both know (no Node imports: the tests run in workerd). */
+export const MCP_TEST_TOKEN = 'secret-123';
+
+/** A 2×2 PNG (red, green, blue, white), the smallest chart there is. */
+export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAE0lEQVR4nGP4z8DAsACIGf4DAQAclwWcT4AauwAAAABJRU5ErkJggg==';

@@ -1,0 +1,104 @@
+/**
+ * The toolbox on its own, against the real test MCP server: a server that goes away after listing,
+ * a call past its timeout, results of every kind, and the configuration's checks.
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/config';
+import type { ServerTool } from '../../src/tools/types';
+import { McpToolbox, type McpSettings } from '../../src/tools/mcp/mcp-toolbox';
+import { toolResultFromMcp } from '../../src/tools/mcp/mcp-result';
+import { mcpToolName } from '../../src/tools/mcp/mcp-names';
+import { ToolError } from '../../src/tools/types';
+import { MCP_TEST_TOKEN } from '../helpers/mcp-fixtures';
+
+const server = { name: 'kit', url: `${env.MCP_TEST_URL}/mcp`, headers: { 'x-test-token': MCP_TEST_TOKEN }, trustOf: () => 'trusted' as const };
+const settings = (overrides: Partial<McpSettings> = {}): McpSettings => ({ servers: [server], listTtlMs: 60_000, listTimeoutMs: 2000, callTimeoutMs: 2000, ...overrides });
+const context = (signal = new AbortController().signal) => ({ signal, now: () => new Date(), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } });
+const find = (tools: ServerTool[], name: string) => tools.find((tool) => tool.name === name)!;
+
+describe('the MCP toolbox', () => {
+  it('a server that goes away after its list was read: the call is a tool error, not a crash', async () => {
+    let down = false;
+    const box = new McpToolbox(settings(), (input, init) => (down ? Promise.reject(new TypeError('connection refused')) : fetch(input, init)));
+    const turn = await box.forTurn();
+    down = true;
+    const echo = find(turn.tools, 'kit__echo');
+    await expect(echo.execute({ text: 'x' }, context())).rejects.toThrow(ToolError);
+    await expect(echo.execute({ text: 'x' }, context())).rejects.toThrow(/kit/);
+    await turn.close();
+  });
+
+  it('a call past its timeout is a tool error', async () => {
+    const box = new McpToolbox(settings({ callTimeoutMs: 200 }));
+    const turn = await box.forTurn();
+    await expect(find(turn.tools, 'kit__slow').execute({ ms: 3000, tag: 'timeout' }, context())).rejects.toThrow(/timed out|timeout/i);
+    await turn.close();
+  });
+
+  it('a server that is not there offers nothing, and is tried again only after a while', async () => {
+    let attempts = 0;
+    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'gone', url: 'http://127.0.0.1:9/mcp' }] }), (input, init) => {
+      attempts++;
+      return fetch(input, init);
+    });
+    expect((await box.forTurn()).tools).toEqual([]);
+    const first = attempts;
+    expect((await box.forTurn()).tools).toEqual([]);
+    expect(attempts).toBe(first);
+  });
+
+  it('turns every kind of MCP content into tool result content', () => {
+    expect(toolResultFromMcp({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] })).toBe('a\nb');
+    expect(toolResultFromMcp({ content: [], structuredContent: { n: 1 } })).toBe('{"n":1}');
+    expect(
+      toolResultFromMcp({
+        content: [
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'https://x.io/a', name: 'a' },
+          { type: 'resource', resource: { uri: 'file:///b', text: 'inside b' } },
+          { type: 'image', data: 'AAAA', mimeType: 'text/html' },
+        ],
+      }),
+    ).toEqual([
+      { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+      { type: 'text', text: '[audio (audio/wav) not shown]' },
+      { type: 'text', text: '[resource a https://x.io/a]' },
+      { type: 'text', text: 'inside b' },
+      { type: 'text', text: '[an image the server sent without data or type]' },
+    ]);
+    expect(() => toolResultFromMcp({ isError: true, content: [{ type: 'text', text: 'no' }] })).toThrow(new ToolError('no'));
+  });
+
+  it('names tools server__tool in the providers’ alphabet, at most 64 characters', () => {
+    expect(mcpToolName('docs', 'search.pages')).toBe('docs__search_pages');
+    expect(mcpToolName('docs', 'x'.repeat(100))).toHaveLength(64);
+  });
+});
+
+describe('MCP_SERVERS', () => {
+  const config = (vars: Record<string, string>) => () => readConfig({ ...env, ...vars } as typeof env);
+
+  it.each([
+    ['not JSON', '{oops'],
+    ['not a list', '{"name":"a"}'],
+    ['a bad name', '[{"name":"Bad Name","url":"https://a.io/mcp"}]'],
+    ['a bad URL', '[{"name":"a","url":"ftp://a.io/mcp"}]'],
+    ['a bad trust', '[{"name":"a","url":"https://a.io/mcp","trust":"maybe"}]'],
+    ['an unknown field', '[{"name":"a","url":"https://a.io/mcp","token":"x"}]'],
+    ['two servers of one name', '[{"name":"a","url":"https://a.io/mcp"},{"name":"a","url":"https://b.io/mcp"}]'],
+  ])('refuses %s as a configuration error naming the variable', (_label, value) => {
+    expect(config({ MCP_SERVERS: value })).toThrow(/MCP_SERVERS/);
+  });
+
+  it('fills secrets into headers by name, and names a missing one', () => {
+    const headers = '{"authorization":"Bearer ${DOCS_TOKEN}"}';
+    const servers = `[{"name":"docs","url":"https://docs.example/mcp","headers":${headers},"tools":{"search":"trusted"}}]`;
+    const read = config({ MCP_SERVERS: servers, DOCS_TOKEN: 't0ken' })();
+    expect(read.mcp!.servers[0]).toMatchObject({ name: 'docs', headers: { authorization: 'Bearer t0ken' } });
+    expect(read.mcp!.servers[0]!.trustOf('search')).toBe('trusted');
+    expect(read.mcp!.servers[0]!.trustOf('delete')).toBe('untrusted');
+    expect(config({ MCP_SERVERS: servers })).toThrow(/DOCS_TOKEN/);
+  });
+});

@@ -24,7 +24,7 @@ import { resolveModel } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
 import { checkToolNames } from '../api/tool-names';
 import { DEFAULT_TOOLS, defaultTools } from '../tools/default-tools';
-import { McpToolbox } from '../tools/mcp/mcp-toolbox';
+import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
@@ -219,6 +219,8 @@ export class SessionObject extends DurableObject<Env> {
    */
   private async turnTools(config: Config): Promise<Toolset> {
     if (!config.mcp) return { registry: defaultTools, close: async () => {} };
+    // Loaded on first use: a deployment without MCP servers never evaluates the MCP client.
+    const { McpToolbox } = await import('../tools/mcp/mcp-toolbox');
     this.mcp ??= new McpToolbox(config.mcp);
     const turn = await this.mcp.forTurn();
     return { registry: createToolRegistry([...DEFAULT_TOOLS, ...turn.tools]), close: () => turn.close() };

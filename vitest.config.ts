@@ -5,9 +5,10 @@ import { upstreamModels } from './test/helpers/upstream-server.ts';
 
 /**
  * The Workers pool with the stand-in upstream: the same for the tests and the benchmarks. `mcp`: the
- * deployment names the test MCP server (three ways) in `MCP_SERVERS`, for the MCP tests.
+ * deployment names the test MCP server (three ways) in `MCP_SERVERS`, for the MCP tests; `bindings`
+ * override the others.
  */
-export const workersPool = ({ mcp = false } = {}) =>
+export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bindings?: Record<string, string> } = {}) =>
   cloudflareTest(({ inject }) => ({
     main: './src/index.ts',
     wrangler: { configPath: './wrangler.toml' },
@@ -41,6 +42,7 @@ export const workersPool = ({ mcp = false } = {}) =>
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
         ...(mcp ? mcpBindings(inject('mcpUrl')) : {}),
+        ...bindings,
       },
     },
   }));

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 import { workersPool } from '../vitest.config.ts';
 
 export default defineConfig({
-  plugins: [workersPool()],
+  // A window every bench history fits in (nothing is compacted), and no title side calls.
+  plugins: [workersPool({ bindings: { MODEL_CONTEXT_TOKENS: 'demo:demo=10000000', TITLES: 'off' } })],
   test: {
     globalSetup: ['./test/global-setup.ts'],
     include: ['bench/**/*.bench.test.ts'],

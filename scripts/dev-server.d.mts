@@ -1,5 +1,6 @@
 /** Types of `dev-server.mjs`, for the TypeScript tests that start the Worker under `wrangler dev`. */
 export function startDevServer(options?: {
+  config?: string;
   vars?: Record<string, string>;
   extraArgs?: string[];
   timeoutMs?: number;

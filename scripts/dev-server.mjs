@@ -4,10 +4,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /**
- * @param {{ vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
+ * @param {{ config?: string, vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
+ *   `config`: a wrangler config other than the project's own (the benchmarks' other systems).
  * @returns {Promise<{ base: string, port: number, log: () => string, stop: () => void }>}
  */
-export async function startDevServer({ vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
+export async function startDevServer({ config, vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
   const started = Date.now();
   const port = await new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -17,7 +18,8 @@ export async function startDevServer({ vars = {}, extraArgs = [], timeoutMs = 60
   });
   const base = `http://127.0.0.1:${port}`;
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
-  const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs], {
+  const configArgs = config ? ['--config', config] : [];
+  const dev = spawn('npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -36,7 +38,7 @@ export async function startDevServer({ vars = {}, extraArgs = [], timeoutMs = 60
   // it cannot fetch offline): wait for its "Ready" line and a quiet moment before using it.
   for (;;) {
     try {
-      if (log.includes('Ready on') && (await fetch(`${base}/healthz`)).ok) break;
+      if (log.includes('Ready on') && (await fetch(`${base}/healthz`)).status < 500) break;
     } catch {}
     if (Date.now() - started > timeoutMs) {
       stop();

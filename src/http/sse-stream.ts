@@ -1,13 +1,17 @@
 /**
  * The SSE transport: owns the stream, the framing and the heartbeat, so that callers only send
- * items. Each item is written the moment it is sent (no batching), with the `id:` it is given; a
- * comment line keeps the connection open while nothing else is sent for `heartbeatMs` (a slow tool
- * or model). A client that goes away never stops the sender: writes to a closed stream are dropped.
- * Ids are the caller's (a turn's event numbers, so that a client can resume after any of them).
+ * items. The first item of a task is written at once; the others sent in the same task are written
+ * together, as one chunk, when it yields (a model's network read holds many deltas: one chunk each
+ * would cost a crossing of every stream between here and the client per delta). A comment line keeps the
+ * connection open while nothing else was sent for `heartbeatMs` (a slow tool or model). A client
+ * that goes away never stops the sender: writes to a closed stream are dropped. Ids are the
+ * caller's (a turn's event numbers, so that a client can resume after any of them).
  */
 import type { SseItem } from '../protocol/encoder';
 
 export const HEARTBEAT_MS = 15_000;
+/** A batch this large is written at once rather than at the end of the task. */
+const MAX_BATCH_CHARS = 64 * 1024;
 
 export type SseStream = {
   readable: ReadableStream<Uint8Array>;
@@ -21,30 +25,55 @@ export function createSseStream(options: { heartbeatMs?: number } = {}): SseStre
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
   let open = true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let pending = '';
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  let heartbeat: ReturnType<typeof setTimeout> | undefined;
+  let sentSinceBeat = false;
 
-  const write = (text: string) => {
-    if (!open) return;
+  const writeNow = () => {
+    if (!open || pending === '') return;
+    const text = pending;
+    pending = '';
     writer.write(encoder.encode(text)).catch(() => {
       // The client went away. The turn goes on; only its transport stops.
       open = false;
-      if (timer !== undefined) clearTimeout(timer);
+      if (heartbeat !== undefined) clearTimeout(heartbeat);
     });
-    scheduleHeartbeat();
   };
-  const scheduleHeartbeat = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    if (open) timer = setTimeout(() => write(': keep-alive\n\n'), heartbeatMs);
+  const endOfTask = () => {
+    flushTimer = undefined;
+    writeNow();
+  };
+  const queue = (text: string) => {
+    if (!open) return;
+    pending += text;
+    sentSinceBeat = true;
+    if (flushTimer === undefined) {
+      // The first item of a task goes at once (no added latency); the rest of the task's wait for its end.
+      writeNow();
+      flushTimer = setTimeout(endOfTask, 0);
+    } else if (pending.length >= MAX_BATCH_CHARS) {
+      writeNow();
+    }
+  };
+  // One timer for the stream's life, not one per event: it beats only if nothing was sent since it last fired.
+  const beat = () => {
+    if (!open) return;
+    if (!sentSinceBeat) queue(': keep-alive\n\n');
+    sentSinceBeat = false;
+    heartbeat = setTimeout(beat, heartbeatMs);
   };
 
-  scheduleHeartbeat();
+  heartbeat = setTimeout(beat, heartbeatMs);
   return {
     readable,
     send(item, id) {
-      write(formatSseEvent(item.event, id, item.data));
+      queue(formatSseEvent(item.event, id, item.data));
     },
     close() {
-      if (timer !== undefined) clearTimeout(timer);
+      if (heartbeat !== undefined) clearTimeout(heartbeat);
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      writeNow();
       if (!open) return;
       open = false;
       writer.close().catch(() => {});

@@ -28,6 +28,17 @@ describe('the SSE transport', () => {
     sse.close();
   });
 
+  it('writes the first event of a task at once, and the rest of the task as one chunk', async () => {
+    const sse = createSseStream();
+    const reader = sse.readable.getReader();
+    for (let index = 1; index <= 4; index++) sse.send({ event: 'text_delta', data: { delta: `${index}` } }, `${index}`);
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const rest = new TextDecoder().decode((await reader.read()).value);
+    expect(first.match(/event: text_delta/g)).toHaveLength(1);
+    expect(rest.match(/event: text_delta/g)).toHaveLength(3);
+    sse.close();
+  });
+
   it('sends a comment line as heartbeat while nothing else is sent', async () => {
     const sse = createSseStream({ heartbeatMs: 20 });
     const reader = sse.readable.getReader();

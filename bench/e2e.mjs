@@ -1,0 +1,152 @@
+// End-to-end benchmarks over real sockets: each system under `wrangler dev` (workerd) on loopback,
+// against one stand-in upstream (bench/upstream.mjs), measured side by side, systems alternating.
+//   limit  a bare pass-through Worker that forwards the upstream stream unparsed (bench/systems/limit.js)
+//   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
+// Prints one `BENCH {json}` line per figure. Bounded: stops itself after TIME_LIMIT_MS.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevServer } from '../scripts/dev-server.mjs';
+import { startBenchUpstream } from './upstream.mjs';
+
+const TIME_LIMIT_MS = 180_000;
+const TTFT_TURNS = 200;
+const THROUGHPUT_DELTAS = 20_000;
+const THROUGHPUT_RUNS = 5;
+const CONCURRENT_SESSIONS = 100;
+const TURNS_EACH = 5;
+
+const guard = setTimeout(() => {
+  console.error(`bench e2e: stopped at its ${TIME_LIMIT_MS / 1000} s bound`);
+  process.exit(3);
+}, TIME_LIMIT_MS);
+
+const upstream = await startBenchUpstream();
+// A fresh local state each run: sessions of earlier runs would make "long-lived" longer every time.
+const state = mkdtempSync(join(tmpdir(), 'bench-state-'));
+// One after the other: two `wrangler dev` starting at once contend for the same inspector port.
+const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
+const ours = await startDevServer({
+  extraArgs: ['--persist-to', state],
+    vars: {
+      MODEL: 'openai:deltas-5',
+      MODELS: `openai:deltas-5,openai:deltas-${THROUGHPUT_DELTAS}`,
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      OPENAI_API_KEY: 'bench',
+      RATE_LIMIT_PER_MINUTE: '0',
+      TITLES: 'off',
+    },
+});
+const stopAll = () => {
+  limit.stop();
+  ours.stop();
+  void upstream.close();
+};
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const round = (value, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+
+/**
+ * Sends one request and reads its stream to the end: the time to the first text event, the time of
+ * the last, and how many text events came (counted by `marker`, which each text event holds once).
+ */
+async function measure(url, body, marker) {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  const decoder = new TextDecoder();
+  let first;
+  let last = started;
+  let count = 0;
+  let carry = '';
+  for await (const bytes of response.body) {
+    const text = carry + decoder.decode(bytes, { stream: true });
+    let at = text.indexOf(marker);
+    let seen = 0;
+    while (at !== -1) {
+      seen++;
+      at = text.indexOf(marker, at + marker.length);
+    }
+    // Keep the tail, so that a marker split across two reads is counted once.
+    carry = text.slice(Math.max(0, text.length - marker.length + 1));
+    if (seen > 0) {
+      count += seen;
+      last = performance.now();
+      first ??= last;
+    }
+  }
+  return { ttft: (first ?? performance.now()) - started, totalMs: last - started, count };
+}
+
+const systems = {
+  limit: (model, turn) =>
+    measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+  'ours (fresh session)': (model, turn) =>
+    measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'ours (long-lived session)': (model, turn) =>
+    measure(`${ours.base}/sessions/bench-long-lived/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+};
+
+try {
+  // Warm up every system (and the long-lived session's first turns).
+  for (let turn = 0; turn < 10; turn++) for (const run of Object.values(systems)) await run('deltas-5', -1 - turn);
+
+  // 1. Time to first text event, short answers, systems alternating turn by turn.
+  const ttft = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
+  for (let turn = 0; turn < TTFT_TURNS; turn++) {
+    for (const [name, run] of Object.entries(systems)) ttft[name].push((await run('deltas-5', turn)).ttft);
+  }
+  const ttftRows = Object.entries(ttft).map(([name, values]) => ({ name, medianMs: round(median(values)), p99Ms: round(quantile(values, 0.99)) }));
+  const limitTtft = ttftRows[0].medianMs;
+  for (const row of ttftRows) row.ratioToLimit = round(row.medianMs / limitTtft);
+  console.log(`BENCH ${JSON.stringify({ name: 'ttft', turns: TTFT_TURNS, rows: ttftRows })}`);
+
+  // 2. Streaming throughput: one long answer, text events per second from the request to the last one.
+  const rates = Object.fromEntries(Object.keys(systems).slice(0, 2).map((name) => [name, []]));
+  for (let run = 0; run < THROUGHPUT_RUNS; run++) {
+    for (const name of Object.keys(rates)) {
+      const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
+      if (result.count !== THROUGHPUT_DELTAS) throw new Error(`${name}: ${result.count} text events of ${THROUGHPUT_DELTAS}`);
+      rates[name].push(result.count / (result.totalMs / 1000));
+    }
+  }
+  const rateRows = Object.entries(rates).map(([name, values]) => ({ name, eventsPerSecond: Math.round(median(values)) }));
+  for (const row of rateRows) row.ratioToLimit = round(row.eventsPerSecond / rateRows[0].eventsPerSecond);
+  console.log(`BENCH ${JSON.stringify({ name: 'throughput', deltas: THROUGHPUT_DELTAS, runs: THROUGHPUT_RUNS, rows: rateRows })}`);
+
+  // 5. Concurrency: many sessions at once, a few turns each, every turn read to its end.
+  const latencies = [];
+  let errors = 0;
+  const concurrencyStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_SESSIONS }, async (_, session) => {
+      const sessionId = `bench-many-${Date.now()}-${session}`;
+      for (let turn = 0; turn < TURNS_EACH; turn++) {
+        const started = performance.now();
+        try {
+          const result = await measure(`${ours.base}/sessions/${sessionId}/turns`, { stream: 'delta', messages: [{ role: 'user', content: `turn ${turn}` }] }, 'event: turn_stop');
+          if (result.count !== 1) errors++;
+          latencies.push(performance.now() - started);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  console.log(
+    `BENCH ${JSON.stringify({
+      name: 'concurrency',
+      sessions: CONCURRENT_SESSIONS,
+      turnsEach: TURNS_EACH,
+      seconds: round((performance.now() - concurrencyStarted) / 1000),
+      p50Ms: round(quantile(latencies, 0.5)),
+      p99Ms: round(quantile(latencies, 0.99)),
+      errors,
+    })}`,
+  );
+} finally {
+  clearTimeout(guard);
+  stopAll();
+}
+process.exit(0);

@@ -1,0 +1,38 @@
+// The benchmarks' stand-in upstream: an OpenAI-compatible Chat Completions server in Node that
+// streams a text answer at once (or at a set pace). The model's name says how: `deltas-<n>` streams
+// n text deltas as fast as it can, `paced-<n>-<ms>` one every ms. Loopback only.
+import { createServer } from 'node:http';
+
+const chunk = (data) => `data: ${JSON.stringify(data)}\n\n`;
+
+export async function startBenchUpstream() {
+  const server = createServer(async (request, response) => {
+    let body = '';
+    for await (const part of request) body += part;
+    if (request.method !== 'POST' || !request.url.endsWith('/chat/completions')) return void response.writeHead(404).end();
+    const { model = 'deltas-5' } = JSON.parse(body || '{}');
+    const [, count = '5', pace = '0'] = /^(?:deltas|paced)-(\d+)(?:-(\d+))?$/.exec(model) ?? [];
+    const n = Number(count);
+    const ms = Number(pace);
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model };
+    response.write(chunk({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
+    // At once: deltas go out in batches of a write each (one write per delta would measure the
+    // loopback's per-packet cost, not the systems); paced: one write per delta.
+    let batch = '';
+    for (let index = 0; index < n; index++) {
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+      batch += chunk({ ...base, choices: [{ index: 0, delta: { content: `w${index % 10} ` }, finish_reason: null }] });
+      if (ms > 0 || batch.length > 16_384) {
+        response.write(batch);
+        batch = '';
+      }
+    }
+    if (batch) response.write(batch);
+    response.write(chunk({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
+    response.write(chunk({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: n, total_tokens: 10 + n } }));
+    response.end('data: [DONE]\n\n');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}

@@ -24,8 +24,9 @@ const workerd = await run('npx', ['vitest', 'run', '--config', 'bench/vitest.ben
 const bundle = join(mkdtempSync(join(tmpdir(), 'bench-')), 'cpu-per-event.mjs');
 const built = await run('npx', ['esbuild', 'bench/cpu-per-event.ts', '--bundle', '--platform=node', '--format=esm', `--outfile=${bundle}`, '--log-level=warning'], 60_000);
 const node = built.code === 0 ? await run('node', [bundle], 60_000) : built;
-const output = workerd.output + node.output;
-const code = workerd.code || node.code;
+const e2e = await run('node', ['bench/e2e.mjs'], 200_000);
+const output = workerd.output + node.output + e2e.output;
+const code = workerd.code || node.code || e2e.code;
 
 const results = [...output.matchAll(/BENCH (\{.*\})/g)].map((match) => JSON.parse(match[1]));
 const hydration = results.find((result) => result.name === 'context-hydration');
@@ -49,6 +50,49 @@ if (hydration) {
     '',
   );
   console.log(`\ncontext hydration: ${hydration.rows.map((row) => `${row.stored} stored -> ${row.turnMs} ms, ${row.loaded.messages} loaded`).join('; ')}; ratio ${hydration.latencyRatio}`);
+}
+const history = results.find((result) => result.name === 'history-cost');
+if (history) {
+  lines.push(
+    '## Cost against history',
+    '',
+    `A turn (demo model, JSON mode) on sessions of each size, never compacted, so the prompt grows with the history; median of ${history.rounds} turns, sizes alternating. Rows written: the sum of \`rowsWritten\` over every SQLite cursor of the turn.`,
+    '',
+    '| stored messages | turn latency (median) | rows written per turn |',
+    '| ---: | ---: | ---: |',
+    ...history.rows.map((row) => `| ${row.stored.toLocaleString('en')} | ${row.turnMs} ms | ${row.rowsWritten} |`),
+    '',
+    `At 5,000 over 10: latency **${history.latencyRatio}x**, rows written **${history.rowsRatio}x**.`,
+    '',
+  );
+  console.log(`history cost: ${history.rows.map((row) => `${row.stored} -> ${row.turnMs} ms, ${row.rowsWritten} rows`).join('; ')}`);
+}
+const ttft = results.find((result) => result.name === 'ttft');
+const throughput = results.find((result) => result.name === 'throughput');
+const concurrency = results.find((result) => result.name === 'concurrency');
+if (ttft && throughput && concurrency) {
+  lines.push(
+    '## End to end, under `wrangler dev`, against the physical limit',
+    '',
+    'Each system under `wrangler dev` on loopback, one stand-in OpenAI-compatible upstream in Node streaming at once; systems alternate request by request. "limit" is a bare Worker that pipes the upstream\'s bytes through unparsed (`bench/systems/limit.js`). The peer (Cloudflare\'s `AIChatAgent`) is not measured yet.',
+    '',
+    `Time to the first text event, ${ttft.turns} short turns each:`,
+    '',
+    '| system | median | p99 | over the limit |',
+    '| --- | ---: | ---: | ---: |',
+    ...ttft.rows.map((row) => `| ${row.name} | ${row.medianMs} ms | ${row.p99Ms} ms | ${row.ratioToLimit}x |`),
+    '',
+    `Throughput, one answer of ${throughput.deltas.toLocaleString('en')} deltas (text events per second from the request to the last event, median of ${throughput.runs}):`,
+    '',
+    '| system | events per second | of the limit |',
+    '| --- | ---: | ---: |',
+    ...throughput.rows.map((row) => `| ${row.name} | ${row.eventsPerSecond.toLocaleString('en')} | ${row.ratioToLimit}x |`),
+    '',
+    `Concurrency: ${concurrency.sessions} sessions at once, ${concurrency.turnsEach} streamed turns each, in ${concurrency.seconds} s: p50 ${concurrency.p50Ms} ms, p99 ${concurrency.p99Ms} ms, ${concurrency.errors} errors.`,
+    '',
+  );
+  console.log(`ttft: ${ttft.rows.map((row) => `${row.name} ${row.medianMs} ms (${row.ratioToLimit}x)`).join('; ')}`);
+  console.log(`throughput: ${throughput.rows.map((row) => `${row.name} ${row.eventsPerSecond}/s (${row.ratioToLimit}x)`).join('; ')}`);
 }
 const cpu = results.find((result) => result.name === 'cpu-per-event');
 if (cpu) {

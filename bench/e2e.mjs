@@ -2,10 +2,13 @@
 // against one stand-in upstream (bench/upstream.mjs), measured side by side, systems alternating.
 //   limit  a bare pass-through Worker that forwards the upstream stream unparsed (bench/systems/limit.js)
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
+//   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
+//          WebSocket chat protocol; its socket is opened before the clock starts (in its favour)
 // Prints one `BENCH {json}` line per figure. Bounded: stops itself after TIME_LIMIT_MS.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
 import { startBenchUpstream } from './upstream.mjs';
 
@@ -37,9 +40,15 @@ const ours = await startDevServer({
       TITLES: 'off',
     },
 });
+const peer = await startDevServer({
+  config: 'bench/systems/peer.toml',
+  vars: { UPSTREAM_URL: upstream.url },
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-peer-state-'))],
+});
 const stopAll = () => {
   limit.stop();
   ours.stop();
+  peer.stop();
   void upstream.close();
 };
 
@@ -79,6 +88,45 @@ async function measure(url, body, marker) {
   return { ttft: (first ?? performance.now()) - started, totalMs: last - started, count };
 }
 
+/** An open socket to one AIChatAgent instance (one chat). */
+async function peerChat(name) {
+  const socket = new WebSocket(`${peer.base.replace(/^http/, 'ws')}/agents/chat/${name}`);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+/** One chat request over the agent's socket: the same three figures as `measure`. */
+function measurePeer(socket, model, turn) {
+  return new Promise((resolve, reject) => {
+    const id = `req-${turn}-${Math.random().toString(36).slice(2)}`;
+    const message = { id: `msg-${id}`, role: 'user', parts: [{ type: 'text', text: `hello ${turn}` }] };
+    let first;
+    let count = 0;
+    const started = performance.now();
+    const onMessage = (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.type !== 'cf_agent_use_chat_response' || frame.id !== id) return;
+      if (frame.error) return reject(new Error(`peer: ${frame.body}`));
+      if (frame.body && frame.body.includes('"type":"text-delta"')) {
+        count++;
+        first ??= performance.now();
+      }
+      if (frame.done) {
+        socket.off('message', onMessage);
+        const last = performance.now();
+        resolve({ ttft: (first ?? last) - started, totalMs: last - started, count });
+      }
+    };
+    socket.on('message', onMessage);
+    socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id, init: { method: 'POST', body: JSON.stringify({ messages: [message], trigger: 'submit-message', model }) } }));
+  });
+}
+
+const peerLongLived = await peerChat('bench-long-lived');
+
 const systems = {
   limit: (model, turn) =>
     measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
@@ -86,6 +134,15 @@ const systems = {
     measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (long-lived session)': (model, turn) =>
     measure(`${ours.base}/sessions/bench-long-lived/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'peer (fresh chat)': async (model, turn) => {
+    const socket = await peerChat(`bench-fresh-${Date.now()}-${turn}`);
+    try {
+      return await measurePeer(socket, model, turn);
+    } finally {
+      socket.close();
+    }
+  },
+  'peer (long-lived chat)': (model, turn) => measurePeer(peerLongLived, model, turn),
 };
 
 try {
@@ -103,7 +160,7 @@ try {
   console.log(`BENCH ${JSON.stringify({ name: 'ttft', turns: TTFT_TURNS, rows: ttftRows })}`);
 
   // 2. Streaming throughput: one long answer, text events per second from the request to the last one.
-  const rates = Object.fromEntries(Object.keys(systems).slice(0, 2).map((name) => [name, []]));
+  const rates = Object.fromEntries(['limit', 'ours (fresh session)', 'peer (fresh chat)'].map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const name of Object.keys(rates)) {
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
@@ -147,6 +204,7 @@ try {
   );
 } finally {
   clearTimeout(guard);
+  peerLongLived.close();
   stopAll();
 }
 process.exit(0);

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { historyChartSvg } from './chart.mjs';
 
 async function run(command, args, limitMs) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -64,7 +65,10 @@ if (history) {
     '',
     `At 5,000 over 10: latency **${history.latencyRatio}x**, rows written **${history.rowsRatio}x**.`,
     '',
+    '![Turn latency and rows written per turn against stored messages](history-cost.svg)',
+    '',
   );
+  writeFileSync(new URL('./history-cost.svg', import.meta.url), historyChartSvg(history.rows));
   console.log(`history cost: ${history.rows.map((row) => `${row.stored} -> ${row.turnMs} ms, ${row.rowsWritten} rows`).join('; ')}`);
 }
 const ttft = results.find((result) => result.name === 'ttft');
@@ -74,7 +78,7 @@ if (ttft && throughput && concurrency) {
   lines.push(
     '## End to end, under `wrangler dev`, against the physical limit',
     '',
-    'Each system under `wrangler dev` on loopback, one stand-in OpenAI-compatible upstream in Node streaming at once; systems alternate request by request. "limit" is a bare Worker that pipes the upstream\'s bytes through unparsed (`bench/systems/limit.js`). The peer (Cloudflare\'s `AIChatAgent`) is not measured yet.',
+    'Each system under `wrangler dev` on loopback, one stand-in OpenAI-compatible upstream in Node streaming at once; systems alternate request by request. "limit" is a bare Worker that pipes the upstream\'s bytes through unparsed (`bench/systems/limit.js`). "peer" is Cloudflare\'s `AIChatAgent` (`@cloudflare/ai-chat` on the `agents` SDK) with the AI SDK\'s `streamText`, persisted in its own Durable Object, driven over its WebSocket chat protocol with the socket opened before the clock starts (in its favour).',
     '',
     `Time to the first text event, ${ttft.turns} short turns each:`,
     '',
@@ -93,6 +97,32 @@ if (ttft && throughput && concurrency) {
   );
   console.log(`ttft: ${ttft.rows.map((row) => `${row.name} ${row.medianMs} ms (${row.ratioToLimit}x)`).join('; ')}`);
   console.log(`throughput: ${throughput.rows.map((row) => `${row.name} ${row.eventsPerSecond}/s (${row.ratioToLimit}x)`).join('; ')}`);
+}
+if (ttft && throughput && history) {
+  const row = (rows, name) => rows.find((candidate) => candidate.name === name);
+  const check = (ok) => (ok ? 'met' : '**missed**');
+  const targets = [
+    ['time to first text event, ours (long-lived) over the limit', '≤ 1.15x', row(ttft.rows, 'ours (long-lived session)').ratioToLimit],
+    ['time to first text event, ours (fresh session) over the limit', '≤ 1.15x', row(ttft.rows, 'ours (fresh session)').ratioToLimit],
+    ['throughput, ours of the limit', '≥ 0.7x', row(throughput.rows, 'ours (fresh session)').ratioToLimit],
+    ['rows written per turn, 5,000 messages over 10', '1x', history.rowsRatio],
+    ['turn latency, 5,000 messages over 10', '≤ 2x', history.latencyRatio],
+  ];
+  const met = [targets[0][2] <= 1.15, targets[1][2] <= 1.15, targets[2][2] >= 0.7, targets[3][2] <= 1, targets[4][2] <= 2];
+  const peerFresh = row(ttft.rows, 'peer (fresh chat)');
+  const peerLong = row(ttft.rows, 'peer (long-lived chat)');
+  const peerRate = row(throughput.rows, 'peer (fresh chat)');
+  lines.push(
+    '## Targets',
+    '',
+    '| target | wanted | measured | |',
+    '| --- | ---: | ---: | --- |',
+    ...targets.map(([name, wanted, value], index) => `| ${name} | ${wanted} | ${value}x | ${check(met[index])} |`),
+    `| ahead of the peer: first text event, long-lived | ours < peer | ${row(ttft.rows, 'ours (long-lived session)').medianMs} ms vs ${peerLong?.medianMs} ms | ${check(peerLong && row(ttft.rows, 'ours (long-lived session)').medianMs < peerLong.medianMs)} |`,
+    `| ahead of the peer: first text event, fresh | ours < peer | ${row(ttft.rows, 'ours (fresh session)').medianMs} ms vs ${peerFresh?.medianMs} ms | ${check(peerFresh && row(ttft.rows, 'ours (fresh session)').medianMs < peerFresh.medianMs)} |`,
+    `| ahead of the peer: throughput | ours > peer | ${row(throughput.rows, 'ours (fresh session)').eventsPerSecond.toLocaleString('en')}/s vs ${peerRate?.eventsPerSecond.toLocaleString('en')}/s | ${check(peerRate && row(throughput.rows, 'ours (fresh session)').eventsPerSecond > peerRate.eventsPerSecond)} |`,
+    '',
+  );
 }
 const cpu = results.find((result) => result.name === 'cpu-per-event');
 if (cpu) {

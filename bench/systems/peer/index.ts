@@ -9,7 +9,7 @@ import { AIChatAgent, type OnChatMessageOptions } from '@cloudflare/ai-chat';
 import { routeAgentRequest } from 'agents';
 import { convertToModelMessages, streamText, type GenerateTextOnFinishCallback, type ToolSet } from 'ai';
 
-type Env = { UPSTREAM_URL: string; Chat: DurableObjectNamespace };
+type Env = Cloudflare.Env & { UPSTREAM_URL: string; Chat: DurableObjectNamespace };
 
 export class Chat extends AIChatAgent<Env> {
   override async onChatMessage(onFinish: GenerateTextOnFinishCallback<ToolSet>, options?: OnChatMessageOptions): Promise<Response> {

@@ -121,16 +121,19 @@ export class SessionObject extends DurableObject<Env> {
 
   async startTurn(args: StartTurnArgs): Promise<Result<TurnStarted>> {
     return guard(async () => {
+      // The tools first (MCP lists may need a fetch): from the key's check to the lock nothing awaits,
+      // so two retries with one key never both start a turn.
+      const tools = await this.turnTools(readConfig(this.env));
       // A retry with a known key runs nothing: it follows (or replays) the turn the key started.
       const prior = args.idempotency && this.turns.turnByIdempotencyKey(args.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
       if (prior) {
+        void tools.close();
         if (prior.requestHash !== args.idempotency?.hash) {
           throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
         }
         return { ...(await this.follow(prior, args.request.stream, 0).result()), replayed: true };
       }
 
-      const tools = await this.turnTools(readConfig(this.env));
       const first = createFollower(args.request.stream);
       this.startChecked({ ...args, first, tools });
       return { ...(await first.result()), replayed: false };

@@ -127,8 +127,13 @@ export class SocketDoor {
    */
   private async start(sessionId: string, options: CompletionOptions, requestId: string | null, still: () => boolean): Promise<void> {
     const tools = await this.host.tools();
-    if (!still()) return void tools.close();
-    const request: TurnRequest = { messages: this.current(this.pending()), tools: options.tools, stream: 'none' };
+    const messages = this.current(this.pending());
+    if (!still() || messages.length === 0) {
+      void tools.close();
+      if (!still()) return;
+      throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
+    }
+    const request: TurnRequest = { messages, tools: options.tools, stream: 'none' };
     const model = options.model ?? readConfig(this.host.env).defaultModel;
     this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning }, tools);
     this.host.staged.setOptions(options);

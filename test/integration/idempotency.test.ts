@@ -27,6 +27,17 @@ describe('Idempotency-Key', () => {
     expect((await history(id)).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
+  it('two attempts with one key sent at once: one turn runs, the other follows it', async () => {
+    const id = newSessionId('idem-race');
+    const body = { messages: [user('calculate 2*21')] };
+    const [a, b] = await Promise.all([post(id, body, 'key-race'), post(id, body, 'key-race')]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const bodies = await Promise.all([a.json(), b.json()]);
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect([a, b].filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+    expect((await history(id)).filter((message) => message.role === 'user')).toHaveLength(1);
+  });
+
   it('replays the events of a streamed turn, ids and all', async () => {
     const id = newSessionId('idem-sse');
     const body = { messages: [user('hello')], stream: 'delta' };

@@ -51,9 +51,10 @@ describe('MCP tools through the turns API', () => {
   it('an MCP error result and a tool that throws are tool errors the model reads; the turn goes on', async () => {
     const id = newSessionId('mcp-fail');
     const { of, stop } = await streamTurn(id, { messages: [user('call kit__fail {}; call kit__crash {}')] });
-    const [fail, crash] = of('tool_result');
-    expect(fail).toMatchObject({ isError: true, content: 'the disk is full' });
-    expect(crash).toMatchObject({ isError: true, content: expect.stringContaining('crashed on purpose') });
+    // The two run at once: their results come as they finish, matched to their calls by id.
+    const resultOf = (name: string) => of('tool_result').find((result) => result.toolCallId === of('tool_call').find((call) => call.name === name)?.toolCallId);
+    expect(resultOf('kit__fail')).toMatchObject({ isError: true, content: 'the disk is full' });
+    expect(resultOf('kit__crash')).toMatchObject({ isError: true, content: expect.stringContaining('crashed on purpose') });
     expect(stop.stopReason).toBe('end_turn');
     expect(of('text_delta').map((delta) => delta.delta).join('')).toContain('the disk is full');
   });

@@ -1,6 +1,8 @@
 // End-to-end benchmarks over real sockets: each system under `wrangler dev` (workerd) on loopback,
 // against one stand-in upstream (bench/upstream.mjs), measured side by side, systems alternating.
 //   limit  a bare pass-through Worker that forwards the upstream stream unparsed (bench/systems/limit.js)
+//          and the same held by a Durable Object (bench/systems/limit-do.js): the floor of a design
+//          that runs each session in one
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol; its socket is opened before the clock starts (in its favour)
@@ -12,10 +14,10 @@ import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
 import { startBenchUpstream } from './upstream.mjs';
 
-const TIME_LIMIT_MS = 180_000;
+const TIME_LIMIT_MS = 210_000;
 const TTFT_TURNS = 200;
 const THROUGHPUT_DELTAS = 20_000;
-const THROUGHPUT_RUNS = 5;
+const THROUGHPUT_RUNS = 3;
 const CONCURRENT_SESSIONS = 100;
 const TURNS_EACH = 5;
 
@@ -29,6 +31,11 @@ const upstream = await startBenchUpstream();
 const state = mkdtempSync(join(tmpdir(), 'bench-state-'));
 // One after the other: two `wrangler dev` starting at once contend for the same inspector port.
 const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
+const limitDo = await startDevServer({
+  config: 'bench/systems/limit-do.toml',
+  vars: { UPSTREAM_URL: upstream.url },
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-pipe-state-'))],
+});
 const ours = await startDevServer({
   extraArgs: ['--persist-to', state],
     vars: {
@@ -47,6 +54,7 @@ const peer = await startDevServer({
 });
 const stopAll = () => {
   limit.stop();
+  limitDo.stop();
   ours.stop();
   peer.stop();
   void upstream.close();
@@ -130,6 +138,8 @@ const peerLongLived = await peerChat('bench-long-lived');
 const systems = {
   limit: (model, turn) =>
     measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+  'limit through a DO': (model, turn) =>
+    measure(`${limitDo.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
   'ours (fresh session)': (model, turn) =>
     measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (long-lived session)': (model, turn) =>
@@ -160,7 +170,7 @@ try {
   console.log(`BENCH ${JSON.stringify({ name: 'ttft', turns: TTFT_TURNS, rows: ttftRows })}`);
 
   // 2. Streaming throughput: one long answer, text events per second from the request to the last one.
-  const rates = Object.fromEntries(['limit', 'ours (fresh session)', 'peer (fresh chat)'].map((name) => [name, []]));
+  const rates = Object.fromEntries(['limit', 'limit through a DO', 'ours (fresh session)', 'peer (fresh chat)'].map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const name of Object.keys(rates)) {
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);

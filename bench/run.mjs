@@ -78,7 +78,7 @@ if (ttft && throughput && concurrency) {
   lines.push(
     '## End to end, under `wrangler dev`, against the physical limit',
     '',
-    'Each system under `wrangler dev` on loopback, one stand-in OpenAI-compatible upstream in Node streaming at once; systems alternate request by request. "limit" is a bare Worker that pipes the upstream\'s bytes through unparsed (`bench/systems/limit.js`); "limit through a DO" pipes them the same way from a Durable Object the Worker hands the request to (`bench/systems/limit-do.js`), the floor of any design that holds each session in one. "peer" is Cloudflare\'s `AIChatAgent` (`@cloudflare/ai-chat` on the `agents` SDK) with the AI SDK\'s `streamText`, persisted in its own Durable Object, driven over its WebSocket chat protocol with the socket opened before the clock starts (in its favour).',
+    'Each system under `wrangler dev` on loopback, one stand-in OpenAI-compatible upstream in Node streaming at once; systems alternate request by request. "limit" is a bare Worker that pipes the upstream\'s bytes through unparsed (`bench/systems/limit.js`); "limit through a DO" pipes them the same way from a Durable Object the Worker hands the request to (`bench/systems/limit-do.js`), the floor of any design that holds each session in one. "peer" is Cloudflare\'s `AIChatAgent` (`@cloudflare/ai-chat` on the `agents` SDK) with the AI SDK\'s `streamText`, persisted in its own Durable Object, driven over its WebSocket chat protocol: a fresh chat opens its socket on the clock (that creates the agent\'s object, as a new session\'s first request does for ours), a long-lived chat keeps one open.',
     '',
     `Time to the first text event, ${ttft.turns} short turns each:`,
     '',

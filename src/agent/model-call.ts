@@ -8,7 +8,8 @@ import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../pr
 import type { Emit, FinishReason, ToolExecution, TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
-import { retryDelay, sleep, type RetryPolicy } from './retry-policy';
+import { sleep } from '../lib/sleep';
+import { retryDelay, type RetryPolicy } from './retry-policy';
 
 /** The tool call ids a conversation has used (a Set will do). */
 export type ToolCallIds = { has(id: string): boolean; add(id: string): unknown };

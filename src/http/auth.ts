@@ -22,8 +22,13 @@ export async function withUser(request: IRequest, env: Env): Promise<void> {
 }
 
 export async function authenticate(request: Request, env: Env): Promise<string> {
+  return authenticateToken(bearerToken(request), request, env);
+}
+
+/** The token of an `Authorization: Bearer <token>` header, if the request has one. */
+export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get('authorization');
-  return authenticateToken(header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined, request, env);
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
 }
 
 /** Checks a bearer token however it came (a header, or a WebSocket subprotocol entry). */

@@ -63,7 +63,7 @@ function jsonFollower(): Follower {
 export function socketListener(
   createEncoder: () => WireEncoder<ServerFrame>,
   socketsOpen: () => boolean,
-  broadcast: (frame: ServerFrame) => void,
+  broadcast: (frames: ServerFrame[]) => void,
 ): Listener {
   let encoder: WireEncoder<ServerFrame> | undefined;
   return {
@@ -72,7 +72,7 @@ export function socketListener(
         if (!socketsOpen()) return;
         encoder = createEncoder();
       }
-      encoder.encode(event).forEach(broadcast);
+      broadcast(encoder.encode(event));
     },
     close: () => {},
   };

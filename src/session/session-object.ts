@@ -19,7 +19,7 @@ import type { Env } from '../env';
 import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { createSocketEncoder } from '../protocol/socket-encoder';
-import type { ServerFrame } from '../protocol/socket-frames';
+import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
 import { checkToolNames } from '../api/tool-names';
@@ -173,7 +173,7 @@ export class SessionObject extends DurableObject<Env> {
         visibility: config.toolVisibility,
       });
     // Every socket of the session sees every turn, whichever door started it.
-    const followers = new Set<Listener>([socketListener(sockets, () => this.socketsOpen, (frame) => this.broadcast(frame))]);
+    const followers = new Set<Listener>([socketListener(sockets, () => this.socketsOpen, (frames) => this.broadcast(...frames))]);
     if (args.first) followers.add(args.first);
     const controller = new AbortController();
     const emit = (event: AgentEvent) => {
@@ -352,7 +352,7 @@ export class SessionObject extends DurableObject<Env> {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     if (this.ctx.getWebSockets().length >= MAX_SOCKETS) {
       server.accept();
-      this.send(server, { type: 'error', code: 'too_many_sockets', message: `A session takes at most ${MAX_SOCKETS} sockets at once.`, request_id: null });
+      this.send(server, errorFrame('too_many_sockets', `A session takes at most ${MAX_SOCKETS} sockets at once.`, null));
       server.close(1013, 'Too many sockets on this session; close one and try again.');
       return new Response(null, { status: 101, webSocket: client });
     }
@@ -399,13 +399,15 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  private broadcast(frame: ServerFrame): void {
+  /** The frames to every socket of the session, which are looked up once for all of them. */
+  private broadcast(...frames: ServerFrame[]): void {
+    if (frames.length === 0) return;
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
-    const text = JSON.stringify(frame);
+    const texts = frames.map((frame) => JSON.stringify(frame));
     for (const socket of sockets) {
       try {
-        socket.send(text);
+        for (const text of texts) socket.send(text);
       } catch {
         // As in `send`.
       }

@@ -112,7 +112,8 @@ export class SocketDoor {
     const tools = frame.tools ?? this.host.staged.options()?.tools ?? [];
     checkToolNames(tools, defaultTools.names());
     if (this.host.isRunning()) throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, or stop it.');
-    if (this.current(this.pending()).length === 0 && this.pending().length === 0) {
+    const pending = this.pending();
+    if (pending.length === 0 && this.current(pending).length === 0) {
       throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
     }
     await takeRateLimit(this.host.env, userId);

@@ -3,7 +3,7 @@
  * answers appended but not yet taken by a completion, and the options of the last completion. Shared
  * by every socket of the session. Read back through the turns API's own schemas.
  */
-import { inputMessageSchema, clientToolSchema, type InputMessage, type ClientTool } from '../api/turn-request';
+import { clientToolSchema, inputMessageSchema, type InputMessage } from '../api/turn-request';
 import { z } from '../lib/zod';
 
 const optionsSchema = z.object({
@@ -12,7 +12,7 @@ const optionsSchema = z.object({
   tools: z.array(clientToolSchema),
 });
 
-export type CompletionOptions = z.infer<typeof optionsSchema> & { tools: ClientTool[] };
+export type CompletionOptions = z.infer<typeof optionsSchema>;
 
 export class SocketStore {
   constructor(private readonly storage: DurableObjectStorage) {}

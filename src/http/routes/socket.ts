@@ -9,9 +9,9 @@
 import type { IRequest } from 'itty-router';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import type { ServerFrame } from '../../protocol/socket-frames';
+import { errorFrame } from '../../protocol/socket-frames';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
-import { authenticateToken, isLoopback } from '../auth';
+import { authenticateToken, bearerToken, isLoopback } from '../auth';
 import { takeRateLimit } from '../rate-limit';
 import { parseSessionId, sessionObjectName } from '../session-stub';
 
@@ -28,8 +28,7 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
   const selected: HeadersInit = protocols.includes(SOCKET_PROTOCOL) ? { 'sec-websocket-protocol': SOCKET_PROTOCOL } : {};
   try {
     const sessionId = parseSessionId(request.params.id);
-    const header = request.headers.get('authorization');
-    const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
+    const token = bearerToken(request) ?? protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
     const userId = await authenticateToken(token, request, env);
     checkOrigin(request.headers.get('origin'), env);
     await takeRateLimit(env, userId);
@@ -65,8 +64,7 @@ function checkOrigin(origin: string | null, env: Env): void {
 function refuse(error: ApiError, headers: HeadersInit): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   server.accept();
-  const frame: ServerFrame = { type: 'error', message: error.message, code: error.code, request_id: null };
-  server.send(JSON.stringify(frame));
+  server.send(JSON.stringify(errorFrame(error.code, error.message, null)));
   server.close(4000 + error.status, closeReason(`${error.code}: ${error.message}`));
   return new Response(null, { status: 101, webSocket: client, headers });
 }

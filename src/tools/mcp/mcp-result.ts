@@ -3,11 +3,8 @@
  * (the data blocks every door carries), other kinds are described in a line of text. A result the
  * server marks `isError` is a tool error the model reads.
  */
-import type { ToolResultContent } from '../../api/content';
+import { imageBlockSchema, plainText, type ImageBlock, type TextBlock, type ToolResultContent } from '../../api/content';
 import { ToolError } from '../types';
-
-type TextBlock = { type: 'text'; text: string };
-type ImageBlock = { type: 'image'; mimeType: string; data: string };
 
 /** The parts of `CallToolResult` we read; anything else the server sends is ignored. */
 export type McpCallResult = {
@@ -19,11 +16,8 @@ export type McpCallResult = {
 export function toolResultFromMcp(result: McpCallResult): ToolResultContent {
   const blocks = (result.content ?? []).map(block);
   if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  if (result.isError) {
-    throw new ToolError(blocks.map((part) => (part.type === 'text' ? part.text : '[image]')).join('\n') || 'The MCP tool reported an error.');
-  }
-  if (blocks.every((part) => part.type === 'text')) return blocks.map((part) => (part as TextBlock).text).join('\n');
-  return blocks;
+  if (result.isError) throw new ToolError(plainText(blocks) || 'The MCP tool reported an error.');
+  return blocks.every((part) => part.type === 'text') ? plainText(blocks) : blocks;
 }
 
 function block(item: unknown): TextBlock | ImageBlock {
@@ -31,11 +25,10 @@ function block(item: unknown): TextBlock | ImageBlock {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: String(part.text ?? '') };
-    case 'image':
-      if (typeof part.data === 'string' && typeof part.mimeType === 'string' && /^image\/[\w.+-]+$/.test(part.mimeType)) {
-        return { type: 'image', mimeType: part.mimeType, data: part.data };
-      }
-      return { type: 'text', text: '[an image the server sent without data or type]' };
+    case 'image': {
+      const image = imageBlockSchema.safeParse({ type: 'image', mimeType: part.mimeType, data: part.data });
+      return image.success ? image.data : { type: 'text', text: '[an image the server sent without data or type]' };
+    }
     case 'audio':
       return { type: 'text', text: `[audio (${part.mimeType ?? 'unknown type'}) not shown]` };
     case 'resource_link':

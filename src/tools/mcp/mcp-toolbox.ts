@@ -9,6 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
+import { sleep } from '../../lib/sleep';
 import { z } from '../../lib/zod';
 import { ToolError, type ServerTool } from '../types';
 import type { McpServerConfig } from './mcp-config';
@@ -170,11 +171,10 @@ class Connections {
   }
 }
 
-/** Waits for the promises to settle, at most `ms`; the timer is cleared (a pending one keeps an object from hibernating). */
+/** Waits for the promises to settle, at most `ms`; the wait's timer goes with them (a pending one keeps an object from hibernating). */
 async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  if (timer !== undefined) clearTimeout(timer);
+  const settled = new AbortController();
+  await Promise.race([Promise.allSettled(promises).finally(() => settled.abort()), sleep(ms, settled.signal)]);
 }
 
 function describe(error: unknown): string {

@@ -4,44 +4,21 @@
  * latency (median of repeated turns, sizes alternating) and what the turn loads into memory: the
  * messages after the latest summary, and their size in bytes. Prints one `BENCH {json}` line.
  */
-import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import worker from '../src/index';
-import { sessionObjectName } from '../src/http/session-stub';
 import { SessionStore } from '../src/session/store';
+import { median, seedHistory, stub, turnMs } from './helpers';
 
 const SIZES = [500, 50_000];
 const KEPT = 40;
 const ROUNDS = 15;
 
-const stub = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
-
 async function seed(id: string, size: number): Promise<void> {
-  await runInDurableObject(stub(id), async (_instance, state) => {
-    const store = new SessionStore(state.storage);
-    store.ensureCreated(id);
-    state.storage.transactionSync(() => {
-      for (let index = 0; index < size; index++) {
-        const text = `message ${index}: ${'a few words of an ordinary conversation '.repeat(3)}`;
-        store.appendMessage('turn_seed', index % 2 === 0 ? { role: 'user', content: text } : { role: 'assistant', content: text });
-      }
-    });
+  await seedHistory(id, size, (index) => `message ${index}: ${'a few words of an ordinary conversation '.repeat(3)}`, (store) => {
     const cut = size - KEPT;
     store.addCompaction('turn_seed', { summary: `A summary of ${cut} messages.`, messagesSummarized: cut, totalSummarized: cut, tokensBefore: 0, tokensAfter: 0 });
   });
 }
-
-async function turnMs(id: string, index: number): Promise<number> {
-  const body = JSON.stringify({ messages: [{ role: 'user', content: `hello ${index}` }] });
-  const request = new Request(`http://localhost/sessions/${id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const started = performance.now();
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
-  await response.json();
-  return performance.now() - started;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 it('a turn on 50,000 stored messages costs what one on 500 does', async () => {
   const ids = SIZES.map((size) => `bench-hydration-${size}-${Date.now()}`);

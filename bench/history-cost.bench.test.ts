@@ -5,30 +5,14 @@
  * turns, sizes alternating) and the SQLite rows it writes (the sum of `rowsWritten` over every cursor
  * the turn's statements returned). Prints one `BENCH {json}` line.
  */
-import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import worker from '../src/index';
-import { sessionObjectName } from '../src/http/session-stub';
-import { SessionStore } from '../src/session/store';
+import { median, seedHistory, stub, turnMs } from './helpers';
 
 const SIZES = [10, 100, 1_000, 5_000];
 const ROUNDS = 15;
 
-const stub = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
-
-async function seed(id: string, size: number): Promise<void> {
-  await runInDurableObject(stub(id), async (_instance, state) => {
-    const store = new SessionStore(state.storage);
-    store.ensureCreated(id);
-    state.storage.transactionSync(() => {
-      for (let index = 0; index < size; index++) {
-        const text = `message ${index}: a few words`;
-        store.appendMessage('turn_seed', index % 2 === 0 ? { role: 'user', content: text } : { role: 'assistant', content: text });
-      }
-    });
-  });
-}
+const seed = (id: string, size: number) => seedHistory(id, size, (index) => `message ${index}: a few words`);
 
 /** Counts the rows every statement of the object writes from now on (the object's `sql.exec`, wrapped). */
 async function meter(id: string): Promise<void> {
@@ -54,17 +38,6 @@ async function rowsWritten(id: string): Promise<number> {
     return total;
   });
 }
-
-async function turnMs(id: string, index: number): Promise<number> {
-  const body = JSON.stringify({ messages: [{ role: 'user', content: `hello ${index}` }] });
-  const request = new Request(`http://localhost/sessions/${id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const started = performance.now();
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
-  await response.json();
-  return performance.now() - started;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 it('a turn on 5,000 stored messages writes the rows one on 10 does, and costs little more', async () => {
   const ids = SIZES.map((size) => `bench-history-${size}-${Date.now()}`);

@@ -17,9 +17,18 @@ export async function titleCalls(marker: string): Promise<any[]> {
   return (await received(marker)).filter(isTitleCall);
 }
 
+/** The request bodies that mention `marker` whose streams the Worker closed before their end (an abort). */
+export async function abortedWith(marker: string): Promise<any[]> {
+  return (await logged(marker)).filter((body) => body.closedEarly);
+}
+
 async function received(marker: string): Promise<any[]> {
+  return (await logged(marker)).filter((body) => !body.closedEarly);
+}
+
+async function logged(marker: string): Promise<any[]> {
   const log = (await (await fetch(`${upstreamUrl}/__log`)).json()) as any[];
-  return log.filter((body) => !body.closedEarly && JSON.stringify(body.messages).includes(marker));
+  return log.filter((body) => JSON.stringify(body.messages).includes(marker));
 }
 
 function isTitleCall(body: any): boolean {

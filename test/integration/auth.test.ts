@@ -5,12 +5,10 @@
  */
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { newSessionId, readSse } from '../helpers/api';
-
-const SECRET = 'test-secret-with-enough-entropy-0123456789';
+import { mint, SECRET } from '../helpers/tokens';
 
 function call(path: string, init: RequestInit & { token?: string; host?: string; vars?: Record<string, string> } = {}) {
   const { token, host = 'https://agents.example.com', vars = {}, ...rest } = init;
@@ -19,14 +17,6 @@ function call(path: string, init: RequestInit & { token?: string; host?: string;
   if (rest.body) headers.set('content-type', 'application/json');
   const request = new Request(`${host}${path}`, { ...rest, headers }) as Request<unknown, IncomingRequestCfProperties>;
   return worker.fetch(request, { ...env, AUTH_SECRET: SECRET, ...vars }, createExecutionContext());
-}
-
-async function mint(claims: { sub?: string; exp?: number | string; nbf?: number | string; alg?: string; secret?: string } = {}) {
-  const jwt = new SignJWT({}).setProtectedHeader({ alg: claims.alg ?? 'HS256' }).setIssuedAt();
-  if (claims.sub !== undefined) jwt.setSubject(claims.sub);
-  jwt.setExpirationTime(claims.exp ?? '5m');
-  if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
-  return jwt.sign(new TextEncoder().encode(claims.secret ?? SECRET));
 }
 
 async function expectError(response: Response, status: number, code: string) {

@@ -5,7 +5,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, postTurn, session, turn, user } from '../helpers/api';
-import { upstreamUrl } from '../helpers/upstream-log';
+import { abortedWith } from '../helpers/upstream-log';
 
 const cancel = (sessionId: string, turnId: string) => fetchWorker(`/sessions/${sessionId}/turns/${turnId}/cancel`, { method: 'POST' });
 
@@ -39,8 +39,7 @@ describe('cancel', () => {
     expect((await session(id)).body).toMatchObject({ running: false, lastTurn: { status: 'cancelled', errorCode: 'cancelled' } });
 
     // The abort reached the upstream request.
-    const log = (await (await fetch(`${upstreamUrl}/__log`)).json()) as any[];
-    expect(log.some((entry) => entry.closedEarly && JSON.stringify(entry.messages).includes(id))).toBe(true);
+    expect(await abortedWith(id)).not.toHaveLength(0);
 
     expect((await turn(id, { messages: [user('next')] })).status).toBe(200);
   });

@@ -4,6 +4,8 @@
  * or with an unanswered tool call.
  */
 import { env } from 'cloudflare:workers';
+import { LOCAL_USER } from '../../src/http/auth';
+import { sessionObjectName } from '../../src/http/session-stub';
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/session/store';
@@ -42,7 +44,7 @@ describe('durability', () => {
 
   it('gives the tool calls a cut turn was running an error result, and keeps the waiting ones pending', async () => {
     const id = newSessionId('reset-tools');
-    const stub = env.SESSIONS.getByName(JSON.stringify(['local', id]));
+    const stub = env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id));
     await runInDurableObject(stub, async (_instance, state) => {
       // The state a turn leaves when it is cut while running a trusted call next to an untrusted one.
       const store = new SessionStore(state.storage);

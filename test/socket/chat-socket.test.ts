@@ -4,9 +4,11 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { LOCAL_USER } from '../../src/http/auth';
+import { sessionObjectName } from '../../src/http/session-stub';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, session, user, waitIdle } from '../helpers/api';
-import { titleCalls } from '../helpers/upstream-log';
+import { abortedWith, titleCalls } from '../helpers/upstream-log';
 import { complete, openSocket, types, type Frame, type TestSocket } from '../helpers/socket';
 
 const joined = (frames: Frame[], type: string, field: string) =>
@@ -18,7 +20,7 @@ const joined = (frames: Frame[], type: string, field: string) =>
 /** What the session holds: its view, its history and what its sockets staged. */
 async function snapshot(sessionId: string) {
   const view = await session(sessionId);
-  const staged = await runInDurableObject(env.SESSIONS.getByName(JSON.stringify(['local', sessionId])), (_object, state) => {
+  const staged = await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, sessionId)), (_object, state) => {
     const exists = state.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'socket_staged'`).toArray().length > 0;
     return exists ? state.storage.sql.exec(`SELECT body FROM socket_staged ORDER BY seq`).toArray() : [];
   });
@@ -214,8 +216,7 @@ describe('completions', () => {
     expect(stored.at(-1)).toMatchObject({ role: 'assistant' });
     expect(JSON.stringify(stored.at(-1).content)).toContain(JSON.stringify(shown).slice(1, -1));
     // The stand-in saw its stream closed early: the abort reached the upstream fetch.
-    const sent = await fetch(`${env.OPENAI_BASE_URL!.replace(/\/v1$/, '')}/__log`).then((response) => response.json() as Promise<any[]>);
-    expect(sent.some((body) => body.closedEarly && JSON.stringify(body.messages).includes('stop me please'))).toBe(true);
+    expect(await abortedWith('stop me please')).not.toHaveLength(0);
     expect((await session(id)).body.running).toBe(false);
   });
 

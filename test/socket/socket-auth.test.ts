@@ -5,13 +5,11 @@
  */
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { fetchWorker, newSessionId } from '../helpers/api';
 import { complete, openSocket } from '../helpers/socket';
-
-const SECRET = 'test-secret-with-enough-entropy-0123456789';
+import { mint, SECRET } from '../helpers/tokens';
 
 /** The Worker as a deployment with AUTH_SECRET, on a public host. */
 const deployed = (vars: Record<string, string> = {}) => (path: string, init: RequestInit) =>
@@ -21,12 +19,9 @@ const deployed = (vars: Record<string, string> = {}) => (path: string, init: Req
     createExecutionContext(),
   );
 
-const mint = (sub: string, exp: number | string = '5m') =>
-  new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setExpirationTime(exp).sign(new TextEncoder().encode(SECRET));
-
 describe('the socket upgrade', () => {
   it('takes the token as a subprotocol entry and selects agent-chat', async () => {
-    const token = await mint('alice');
+    const token = await mint({ sub: 'alice' });
     const socket = await openSocket(newSessionId(), { 'sec-websocket-protocol': `agent-chat, bearer.${token}` }, deployed());
     expect(socket.response.status).toBe(101);
     expect(socket.response.headers.get('sec-websocket-protocol')).toBe('agent-chat');
@@ -35,7 +30,7 @@ describe('the socket upgrade', () => {
   });
 
   it('takes the token in the Authorization header', async () => {
-    const socket = await openSocket(newSessionId(), { authorization: `Bearer ${await mint('bob')}` }, deployed());
+    const socket = await openSocket(newSessionId(), { authorization: `Bearer ${await mint({ sub: 'bob' })}` }, deployed());
     expect(socket.response.headers.get('sec-websocket-protocol')).toBeNull();
     expect((await complete(socket, 'hello')).at(-1)).toEqual({ type: 'completion_done', finish_reason: 'stop' });
   });
@@ -43,7 +38,7 @@ describe('the socket upgrade', () => {
   it.each([
     ['no token', async () => ({}), 'unauthorized'],
     ['a bad token', async () => ({ 'sec-websocket-protocol': 'agent-chat, bearer.not-a-jwt' }), 'unauthorized'],
-    ['an expired token', async () => ({ authorization: `Bearer ${await mint('carol', Math.floor(Date.now() / 1000) - 60)}` }), 'token_expired'],
+    ['an expired token', async () => ({ authorization: `Bearer ${await mint({ sub: 'carol', exp: Math.floor(Date.now() / 1000) - 60 })}` }), 'token_expired'],
   ])('refuses %s: an error frame, then close 4401 with the reason', async (_label, headers, code) => {
     const socket = await openSocket(newSessionId(), await headers(), deployed());
     const [error] = await socket.until('error');
@@ -55,13 +50,13 @@ describe('the socket upgrade', () => {
   });
 
   it('refuses a bad session id with 4400, and a spent rate limit with 4429', async () => {
-    const token = await mint('dave');
+    const token = await mint({ sub: 'dave' });
     const bad = await openSocket('bad id!', { authorization: `Bearer ${token}` }, deployed());
     expect((await bad.until('error'))[0]).toMatchObject({ code: 'invalid_session_id' });
     expect((await bad.closed).code).toBe(4400);
 
     const limited = deployed({ RATE_LIMIT_PER_MINUTE: '1' });
-    const user = await mint(`limited-${newSessionId()}`);
+    const user = await mint({ sub: `limited-${newSessionId()}` });
     await openSocket(newSessionId(), { authorization: `Bearer ${user}` }, limited);
     const second = await openSocket(newSessionId(), { authorization: `Bearer ${user}` }, limited);
     expect((await second.until('error'))[0]).toMatchObject({ code: 'rate_limited' });
@@ -70,12 +65,12 @@ describe('the socket upgrade', () => {
 
   it('a session belongs to its user: the same id under another user is another session', async () => {
     const id = newSessionId();
-    const alice = await openSocket(id, { authorization: `Bearer ${await mint('alice-2')}` }, deployed());
+    const alice = await openSocket(id, { authorization: `Bearer ${await mint({ sub: 'alice-2' })}` }, deployed());
     await complete(alice, 'remember the secret is 42');
-    const mallory = await openSocket(id, { authorization: `Bearer ${await mint('mallory')}` }, deployed());
+    const mallory = await openSocket(id, { authorization: `Bearer ${await mint({ sub: 'mallory' })}` }, deployed());
     const frames = await complete(mallory, 'list notes');
     expect(JSON.stringify(frames)).not.toContain('secret');
-    const view = await deployed()(`/sessions/${id}`, { headers: { authorization: `Bearer ${await mint('mallory')}` } });
+    const view = await deployed()(`/sessions/${id}`, { headers: { authorization: `Bearer ${await mint({ sub: 'mallory' })}` } });
     expect(((await view.json()) as any).pendingToolCalls).toEqual([]);
   });
 
@@ -86,7 +81,7 @@ describe('the socket upgrade', () => {
     expect((await elsewhere.until('error'))[0]).toMatchObject({ code: 'origin_not_allowed' });
     expect((await elsewhere.closed).code).toBe(4403);
     // With a secret, the token is what counts, whatever page holds it.
-    const withToken = await openSocket(newSessionId(), { origin: 'https://app.example', authorization: `Bearer ${await mint('erin')}` }, deployed());
+    const withToken = await openSocket(newSessionId(), { origin: 'https://app.example', authorization: `Bearer ${await mint({ sub: 'erin' })}` }, deployed());
     expect((await complete(withToken, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });
   });
 

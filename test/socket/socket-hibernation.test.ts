@@ -5,11 +5,13 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { LOCAL_USER } from '../../src/http/auth';
+import { sessionObjectName } from '../../src/http/session-stub';
 import { expect, it } from 'vitest';
 import { history, newSessionId } from '../helpers/api';
 import { complete, openSocket } from '../helpers/socket';
 
-const objectOf = (sessionId: string) => env.SESSIONS.getByName(JSON.stringify(['local', sessionId]));
+const objectOf = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, sessionId));
 
 /** Runs in the session's object; typed loosely, as the RPC types of its methods are too deep to infer. */
 function inObject<R>(sessionId: string, work: (object: Record<string, unknown>, state: DurableObjectState) => R): Promise<R> {

@@ -1,0 +1,34 @@
+/** What the workerd benchmarks share: the session object of an id, seeding its history, timing a turn. */
+import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import worker from '../src/index';
+import { sessionObjectName } from '../src/http/session-stub';
+import { SessionStore } from '../src/session/store';
+
+export const stub = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
+
+/** Stores `size` alternating user and assistant messages of `text(index)` in one transaction; `after` runs in the same object. */
+export async function seedHistory(id: string, size: number, text: (index: number) => string, after?: (store: SessionStore) => void): Promise<void> {
+  await runInDurableObject(stub(id), async (_instance, state) => {
+    const store = new SessionStore(state.storage);
+    store.ensureCreated(id);
+    state.storage.transactionSync(() => {
+      for (let index = 0; index < size; index++) {
+        store.appendMessage('turn_seed', index % 2 === 0 ? { role: 'user', content: text(index) } : { role: 'assistant', content: text(index) });
+      }
+    });
+    after?.(store);
+  });
+}
+
+/** One JSON-mode turn through the Worker, timed from the request to the whole body. */
+export async function turnMs(id: string, index: number): Promise<number> {
+  const body = JSON.stringify({ messages: [{ role: 'user', content: `hello ${index}` }] });
+  const request = new Request(`http://localhost/sessions/${id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const started = performance.now();
+  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+  await response.json();
+  return performance.now() - started;
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -49,11 +49,13 @@ export type ToolAnswer =
   | { kind: 'permission'; granted: boolean; reason?: string };
 
 export type AgentEvent =
-  | { type: 'turn-start'; turnId: string; model: string }
+  /** `at`: when the turn began (epoch ms), the time of the messages it brings (pi's `timestamp`). */
+  | { type: 'turn-start'; turnId: string; model: string; at: number }
   | { type: 'input-message'; message: UserMessage | SystemMessage }
   | { type: 'tool-answer'; toolCallId: string; name: string; input: Record<string, unknown>; answer: ToolAnswer }
   | { type: 'step-start'; step: number }
-  | { type: 'model-call-start'; callId: string; step: number; model: string; toolsOffered: boolean; estimatedInputTokens: number }
+  /** `at`: when the call was sent (epoch ms), the time of the assistant message it makes. */
+  | { type: 'model-call-start'; callId: string; step: number; model: string; toolsOffered: boolean; estimatedInputTokens: number; at: number }
   /**
    * The oldest part of the history was summarised to make room: `messagesSummarized` more messages
    * (`totalSummarized` in all), the prompt going from `tokensBefore` to `tokensAfter` (estimates).
@@ -115,6 +117,8 @@ export type AgentEvent =
       content: ToolResultContent;
       isError: boolean;
       state: ToolResultState;
+      /** When the result was made (epoch ms). */
+      at: number;
     }
   | { type: 'step-end'; step: number }
   | { type: 'iteration-limit'; maxIterations: number; step: number }

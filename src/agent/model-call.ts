@@ -63,6 +63,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     model: handle.id,
     toolsOffered: options.tools.length > 0,
     estimatedInputTokens: options.estimatedInputTokens,
+    at: startedAt,
   });
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);

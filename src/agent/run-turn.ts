@@ -111,7 +111,7 @@ class Turn {
   };
 
   async run(): Promise<TurnOutcome> {
-    this.emit({ type: 'turn-start', turnId: this.input.turnId, model: this.deps.model.id });
+    this.emit({ type: 'turn-start', turnId: this.input.turnId, model: this.deps.model.id, at: this.deps.now() });
     let outcome: TurnOutcome;
     try {
       await this.resumePendingCalls();
@@ -140,7 +140,7 @@ class Turn {
         granted.push({ toolCallId: call.toolCallId, name: call.name, input: call.input });
       } else {
         const content = denialText(answer.reason);
-        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied' });
+        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: this.deps.now() });
         placeToolResult(this.messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
       }
     }
@@ -309,7 +309,7 @@ class Turn {
   /** Every call still open gets an error result, so the history never holds an unanswered call. */
   private closeOpenCalls(): void {
     for (const [toolCallId, call] of [...this.open]) {
-      this.emit({ type: 'tool-execution-end', toolCallId, name: call.name, content: INTERRUPTED_TEXT, isError: true, state: 'interrupted' });
+      this.emit({ type: 'tool-execution-end', toolCallId, name: call.name, content: INTERRUPTED_TEXT, isError: true, state: 'interrupted', at: this.deps.now() });
     }
   }
 

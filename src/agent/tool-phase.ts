@@ -33,7 +33,7 @@ async function runOne(call: ServerCall, options: ToolPhaseOptions): Promise<Tool
   options.emit({ type: 'tool-execution-start', toolCallId: call.toolCallId, name: call.name, input: call.input });
   const { content, state } = await execute(call, options);
   const isError = state !== 'success';
-  options.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError, state });
+  options.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError, state, at: options.context.now().getTime() });
   return isError ? { role: 'tool', toolCallId: call.toolCallId, content, isError } : { role: 'tool', toolCallId: call.toolCallId, content };
 }
 

@@ -56,7 +56,10 @@ export const inputMessageSchema = z.discriminatedUnion('role', [
   toolPermissionSchema,
 ]);
 
-export const streamModeSchema = z.enum(['delta', 'message', 'none']);
+/** `pi`: the pi agent's events (seed 004) over SSE. */
+export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);
+/** The modes that stream: a turn's events can be followed in any of them. */
+export const sseModeSchema = streamModeSchema.exclude(['none']);
 
 export const turnRequestSchema = z.strictObject({
   messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
@@ -70,4 +73,5 @@ export type ToolAnswer = z.infer<typeof toolAnswerSchema>;
 export type ToolPermission = z.infer<typeof toolPermissionSchema>;
 export type InputMessage = z.infer<typeof inputMessageSchema>;
 export type StreamMode = z.infer<typeof streamModeSchema>;
+export type SseMode = z.infer<typeof sseModeSchema>;
 export type TurnRequest = z.infer<typeof turnRequestSchema>;

@@ -1,5 +1,6 @@
 /** The small shapes of the routes of one turn, and the Idempotency-Key header. */
 import { z } from '../lib/zod';
+import { sseModeSchema } from './turn-request';
 
 export const turnIdSchema = z.string().regex(/^turn_[0-9a-f]{24}$/);
 
@@ -7,5 +8,5 @@ export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/);
 
 export const followQuerySchema = z.strictObject({
   after: z.coerce.number().int().min(0).max(1e9).default(0),
-  stream: z.enum(['delta', 'message']).optional(),
+  stream: sseModeSchema.optional(),
 });

@@ -10,3 +10,8 @@ export interface WireEncoder<Item> {
 
 /** An SSE event before framing: its `event:` name and the JSON of its `data:`. */
 export type SseItem = { event: string; data: unknown };
+
+/** SSE items of a format whose events name themselves by `type` (pi, AG-UI): `event:` is the type. */
+export function typedSse<Item extends { type: string }>(encoder: WireEncoder<Item>): WireEncoder<SseItem> {
+  return { encode: (event) => encoder.encode(event).map((item) => ({ event: item.type, data: item })) };
+}

@@ -4,11 +4,12 @@
  * client resuming after a drop, and an idempotent retry are all followers; the turn does not know
  * how many there are.
  */
-import type { StreamMode } from '../api/turn-request';
+import type { SseMode, StreamMode } from '../api/turn-request';
 import { createSseStream } from '../http/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
+import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
-import type { WireEncoder } from '../protocol/encoder';
+import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
 import type { ServerFrame } from '../protocol/socket-frames';
 import type { LoggedEvent } from './event-log';
 
@@ -29,9 +30,14 @@ export function createFollower(mode: StreamMode, after = 0): Follower {
   return mode === 'none' ? jsonFollower() : sseFollower(mode, after);
 }
 
-function sseFollower(mode: 'delta' | 'message', after: number): Follower {
+/** The wire format of each streaming mode: a pure encoder of the turn's events. */
+export function sseEncoderFor(mode: SseMode): WireEncoder<SseItem> {
+  return mode === 'pi' ? typedSse(createPiEncoder()) : createTurnsSseEncoder(mode);
+}
+
+function sseFollower(mode: SseMode, after: number): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
-  const encoder = createTurnsSseEncoder(mode);
+  const encoder = sseEncoderFor(mode);
   const sse = createSseStream();
   return {
     deliver({ seq, event }) {

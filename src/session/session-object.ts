@@ -13,7 +13,7 @@ import { makeTitle } from '../agent/title';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
 import type { MessagesQuery } from '../api/messages-query';
-import type { StreamMode, TurnRequest } from '../api/turn-request';
+import { sseModeSchema, type SseMode, type StreamMode, type TurnRequest } from '../api/turn-request';
 import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
 import { ApiError, type ApiErrorBody } from '../lib/errors';
@@ -280,10 +280,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The events of a turn after `after`, then the live turn to its end (resumable streams). */
-  async followTurn(turnId: string, after: number, mode: 'delta' | 'message' | undefined): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
+  async followTurn(turnId: string, after: number, mode: SseMode | undefined): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
-      const started = await this.follow(turn, mode ?? (turn.mode === 'none' ? 'delta' : (turn.mode as 'delta' | 'message')), after).result();
+      const started = await this.follow(turn, mode ?? storedSseMode(turn.mode), after).result();
       if (started.kind !== 'sse') throw new Error('a stream follower gave no stream');
       return { body: started.body };
     });
@@ -480,6 +480,12 @@ export class SessionObject extends DurableObject<Env> {
       this.turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
     }
   }
+}
+
+/** The mode a turn is followed in by default: the one it was started in, or `delta` for a JSON turn. */
+function storedSseMode(mode: string): SseMode {
+  const parsed = sseModeSchema.safeParse(mode);
+  return parsed.success ? parsed.data : 'delta';
 }
 
 function closeQuietly(socket: WebSocket, code: number, reason: string): void {

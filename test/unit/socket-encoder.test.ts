@@ -24,7 +24,7 @@ const stop = (stopReason: StopReason, error?: { code: string; message: string })
   ...(error ? { error } : {}),
 });
 
-const call = (callId: string): AgentEvent => ({ type: 'model-call-start', callId, step: 1, model: 'demo:demo', toolsOffered: true, estimatedInputTokens: 0 });
+const call = (callId: string): AgentEvent => ({ type: 'model-call-start', callId, step: 1, model: 'demo:demo', toolsOffered: true, estimatedInputTokens: 0, at: 0 });
 
 function textBlock(blockId: string, deltas: string[]): AgentEvent[] {
   return [
@@ -37,7 +37,7 @@ function textBlock(blockId: string, deltas: string[]): AgentEvent[] {
 describe('the socket encoder', () => {
   it('counts sentences per message, across its text blocks, from 0 again in the next message', () => {
     const frames = encodeAll([
-      { type: 'turn-start', turnId: 't', model: 'demo:demo' },
+      { type: 'turn-start', turnId: 't', model: 'demo:demo', at: 0 },
       call('c1'),
       ...textBlock('b1', ['One. Tw', 'o. ']),
       ...textBlock('b2', ['Three.']),

@@ -50,6 +50,8 @@ export type ModelCallOptions = {
   estimatedInputTokens: number;
   /** How a call of a tool (by name) would be carried out. */
   executionOf: (name: string) => ToolExecution;
+  /** Sampling asked for by the caller, passed to the provider as it is. */
+  sampling?: { temperature?: number; maxTokens?: number };
 };
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
@@ -73,6 +75,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     messages: options.messages,
     tools: options.tools,
     signal: options.signal,
+    ...options.sampling,
   };
   let finishReason: FinishReason | undefined;
   let error: TurnError | undefined;

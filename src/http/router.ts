@@ -6,6 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
+import { postPiStream } from './routes/pi-stream';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
 
@@ -21,6 +22,8 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
+  // pi's model proxy answers every error in its own shape, so it authenticates on its own.
+  .all('/api/stream', postPiStream)
   // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
   .get('/sessions/:id/ws', openSocket)
   .all('/sessions/*', withUser)

@@ -19,12 +19,22 @@ export type SseStream = {
   close(): void;
 };
 
-export function createSseStream(options: { heartbeatMs?: number } = {}): SseStream {
+/** `onGone`: called once if the client goes away (the stream is cancelled) before `close`. */
+export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void } = {}): SseStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  const encoder = new TextEncoder();
   let open = true;
+  /** The client went away: the turn goes on (unless `onGone` stops it); only its transport stops. */
+  const gone = () => {
+    if (!open) return;
+    open = false;
+    if (heartbeat !== undefined) clearTimeout(heartbeat);
+    options.onGone?.();
+  };
+  // Rejects as soon as the reader cancels, not only at the next write.
+  writer.closed.catch(gone);
+  const encoder = new TextEncoder();
   let pending = '';
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let heartbeat: ReturnType<typeof setTimeout> | undefined;
@@ -34,11 +44,7 @@ export function createSseStream(options: { heartbeatMs?: number } = {}): SseStre
     if (!open || pending === '') return;
     const text = pending;
     pending = '';
-    writer.write(encoder.encode(text)).catch(() => {
-      // The client went away. The turn goes on; only its transport stops.
-      open = false;
-      if (heartbeat !== undefined) clearTimeout(heartbeat);
-    });
+    writer.write(encoder.encode(text)).catch(gone);
   };
   const endOfTask = () => {
     flushTimer = undefined;

@@ -23,6 +23,9 @@ export type ModelRequest = {
   messages: HistoryMessage[];
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** Sampling the caller asked for (pi's `streamProxy` options); the deployment's defaults otherwise. */
+  temperature?: number;
+  maxTokens?: number;
 };
 
 export type ModelStreamPart =

@@ -36,14 +36,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
 export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicProviderOptions, 'maxTokens' | 'thinkingBudget'>) {
   const body: Record<string, unknown> = {
     model: request.model,
-    max_tokens: options.maxTokens,
+    max_tokens: request.maxTokens ?? options.maxTokens,
     messages: convertMessages(request.messages),
     stream: true,
   };
   const system = convertSystem(request.system, request.messages);
   if (system) body.system = system;
   if (request.tools.length > 0) body.tools = convertTools(request.tools);
-  if (options.thinkingBudget > 0) body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };
+  // Thinking needs room below the output limit, and takes no temperature of the caller's.
+  const thinking = options.thinkingBudget > 0 && options.thinkingBudget < (body.max_tokens as number);
+  if (thinking) body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };
+  else if (request.temperature !== undefined) body.temperature = request.temperature;
   return body;
 }
 

@@ -33,6 +33,9 @@ export function buildRequestBody(request: ModelRequest) {
     stream_options: { include_usage: true },
   };
   if (request.tools.length > 0) body.tools = convertTools(request.tools);
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  // `max_tokens` is the field every OpenAI-compatible server takes (OpenAI too, for chat models).
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   return body;
 }
 

@@ -26,8 +26,9 @@ export function createWorkersAIProvider(options: WorkersAIProviderOptions): Mode
 export function buildInputs(request: ModelRequest, maxTokens: number): Record<string, unknown> {
   // Workers AI models take text content only: blocks are flattened, images named.
   const messages = convertMessages(request.system, request.messages.map(flattenContent));
-  const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: maxTokens };
+  const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: request.maxTokens ?? maxTokens };
   if (request.tools.length > 0) inputs.tools = convertTools(request.tools);
+  if (request.temperature !== undefined) inputs.temperature = request.temperature;
   return inputs;
 }
 

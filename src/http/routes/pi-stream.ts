@@ -1,0 +1,96 @@
+/**
+ * `POST /api/stream`: the model proxy that pi-agent-core's `streamProxy` calls (CONTRACT section 8),
+ * so a pi agent can reach every model of this deployment with its token alone. One model call, no
+ * session: pi keeps the conversation and runs the tools. The request's `model.baseUrl` and `headers`
+ * are never fetched; the model must be one of `MODELS`; only the tools pi sends are offered.
+ *
+ * pi's client reads a failure before the stream as `{"error": "<sentence>"}` (a string, on this route
+ * only); once the stream has begun, every failure is its `error` event, the last one.
+ */
+import type { IRequest } from 'itty-router';
+import { DEFAULT_RETRY_POLICY } from '../../agent/retry-policy';
+import { toolCallIds } from '../../agent/history';
+import { callModel } from '../../agent/model-call';
+import { emptyUsage } from '../../agent/usage';
+import { historyFromPi, piStreamRequestSchema, type PiStreamRequest } from '../../api/pi-stream-request';
+import { readConfig } from '../../config';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { typedSse } from '../../protocol/encoder';
+import { ourProviderOf, toPiUsage } from '../../protocol/pi-convert';
+import type { PiProxyEvent } from '../../protocol/pi-events';
+import { createPiProxyEncoder } from '../../protocol/pi-proxy-encoder';
+import { resolveModel } from '../../providers/registry';
+import type { ModelHandle } from '../../providers/types';
+import { authenticate } from '../auth';
+import { takeRateLimit } from '../rate-limit';
+import { readJsonBody } from '../read-json-body';
+import { createSseStream } from '../sse-stream';
+import { SSE_HEADERS } from './turns';
+
+export async function postPiStream(request: IRequest, env: Env, context: ExecutionContext): Promise<Response> {
+  let body: PiStreamRequest;
+  let model: ModelHandle;
+  let maxRetries: number;
+  try {
+    if (request.method !== 'POST') {
+      throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: POST.`, { headers: { allow: 'POST' } });
+    }
+    const userId = await authenticate(request, env);
+    await takeRateLimit(env, userId);
+    body = (await readJsonBody(request, piStreamRequestSchema)).data;
+    const config = readConfig(env);
+    const modelId = `${ourProviderOf(body.model.provider)}:${body.model.id}`;
+    if (!config.allowedModels.includes(modelId)) {
+      throw new ApiError(400, 'model_not_allowed', `The model "${modelId}" is not offered here. Allowed: ${config.allowedModels.join(', ')}.`);
+    }
+    model = resolveModel(modelId, config, { ai: env.AI });
+    maxRetries = config.upstream.maxRetries;
+  } catch (error) {
+    return piError(error);
+  }
+
+  // The client going away stops the model call: nobody is left to read it.
+  const controller = new AbortController();
+  const sse = createSseStream({ onGone: () => controller.abort() });
+  const encoder = typedSse(createPiProxyEncoder());
+  let seq = 0;
+  const messages = historyFromPi(body.context.messages);
+  const done = callModel({
+    handle: model,
+    system: body.context.systemPrompt ?? '',
+    messages,
+    tools: (body.context.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    signal: controller.signal,
+    emit: (event) => {
+      for (const item of encoder.encode(event)) sse.send(item, String(++seq));
+    },
+    newId,
+    now: Date.now,
+    step: 1,
+    usedToolCallIds: new Set(messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))),
+    retry: { ...DEFAULT_RETRY_POLICY, maxRetries },
+    estimatedInputTokens: 0,
+    // pi runs every tool it offers.
+    executionOf: () => 'client',
+    sampling: { temperature: body.options?.temperature, maxTokens: body.options?.maxTokens },
+  })
+    .catch((cause) => {
+      // callModel ends every failure as its `error` event; a bug that throws still ends the stream with one.
+      console.error('pi stream failed', cause);
+      const failure: PiProxyEvent = { type: 'error', reason: 'error', errorMessage: 'The server failed during the call.', usage: toPiUsage(emptyUsage()) };
+      sse.send({ event: failure.type, data: failure }, String(++seq));
+    })
+    .finally(() => sse.close());
+  context.waitUntil(done);
+  return new Response(sse.readable, { headers: SSE_HEADERS });
+}
+
+
+/** This route's error body: `{"error": "<sentence>"}`, which pi's client shows as `Proxy error: <sentence>`. */
+function piError(error: unknown): Response {
+  if (error instanceof ApiError) return Response.json({ error: error.message }, { status: error.status, headers: error.headers });
+  console.error('pi stream request failed', error);
+  return Response.json({ error: 'The server failed to answer this request; try again.' }, { status: 500 });
+}

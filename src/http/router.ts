@@ -6,6 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
+import { postAgui } from './routes/agui';
 import { postPiStream } from './routes/pi-stream';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
@@ -28,6 +29,9 @@ router
   .get('/sessions/:id/ws', openSocket)
   .all('/sessions/*', withUser)
   .post('/sessions/*', withRateLimit)
+  .all('/ag-ui', withUser)
+  .post('/ag-ui', withRateLimit, postAgui)
+  .all('/ag-ui', methodNotAllowed(['POST']))
   .post('/sessions/:id/turns', postTurn)
   .all('/sessions/:id/turns', methodNotAllowed(['POST']))
   .get('/sessions/:id/turns/:turnId/events', getTurnEvents)

@@ -7,6 +7,7 @@
 import type { SseMode, StreamMode } from '../api/turn-request';
 import { createSseStream } from '../http/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
+import { createAguiEncoder } from '../protocol/agui-encoder';
 import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
 import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
@@ -27,7 +28,7 @@ export interface Follower extends Listener {
 }
 
 export function createFollower(mode: StreamMode, after = 0): Follower {
-  return mode === 'none' ? jsonFollower() : sseFollower(mode, after);
+  return mode === 'none' ? jsonFollower() : sseFollower(sseEncoderFor(mode), after);
 }
 
 /** The wire format of each streaming mode: a pure encoder of the turn's events. */
@@ -35,9 +36,13 @@ export function sseEncoderFor(mode: SseMode): WireEncoder<SseItem> {
   return mode === 'pi' ? typedSse(createPiEncoder()) : createTurnsSseEncoder(mode);
 }
 
-function sseFollower(mode: SseMode, after: number): Follower {
+/** The follower of an AG-UI run (`POST /ag-ui`): its events over SSE. */
+export function aguiFollower(run: { threadId: string; runId: string }): Follower {
+  return sseFollower(typedSse(createAguiEncoder(run)), 0);
+}
+
+function sseFollower(encoder: WireEncoder<SseItem>, after: number): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
-  const encoder = sseEncoderFor(mode);
   const sse = createSseStream();
   return {
     deliver({ seq, event }) {

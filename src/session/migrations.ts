@@ -86,4 +86,9 @@ export const MIGRATIONS: string[][] = [
     `CREATE TABLE socket_staged (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
     `CREATE TABLE socket_options (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)`,
   ],
+  [
+    // The ids of the messages an AG-UI client sent that the session took: its client sends the whole
+    // conversation on every run, and only what the session has not seen is new.
+    `CREATE TABLE door_message_ids (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+  ],
 ];

@@ -18,6 +18,7 @@ import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
 import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
+import type { RunAgentInput } from '../api/agui-request';
 import { createSocketEncoder } from '../protocol/socket-encoder';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
@@ -27,7 +28,8 @@ import { DEFAULT_TOOLS, defaultTools } from '../tools/default-tools';
 import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
-import { createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
+import { aguiTurn, type AguiTurn } from './agui-door';
+import { aguiFollower, createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
 import { SocketStore } from './socket-store';
 import { SessionStore, type SessionSummary } from './store';
@@ -137,6 +139,32 @@ export class SessionObject extends DurableObject<Env> {
       const first = createFollower(args.request.stream);
       this.startChecked({ ...args, first, tools });
       return { ...(await first.result()), replayed: false };
+    });
+  }
+
+  /**
+   * An AG-UI run (`POST /ag-ui`): what it brings that the session has not seen becomes a turn, whose
+   * events go out as AG-UI's. Its id comes back too: the Worker cancels the turn if the client leaves.
+   */
+  async startAguiRun(args: { sessionId: string; input: RunAgentInput; model: string }): Promise<Result<{ body: ReadableStream<Uint8Array>; turnId: string }>> {
+    return guard(async () => {
+      const tools = await this.turnTools(readConfig(this.env));
+      let turn: AguiTurn;
+      try {
+        const pending = this.store.exists() ? this.store.pendingCalls() : [];
+        turn = aguiTurn(args.input, pending, (ids) => this.store.seenMessageIds(ids));
+      } catch (error) {
+        void tools.close();
+        throw error;
+      }
+      const first = aguiFollower({ threadId: args.input.threadId, runId: args.input.runId });
+      this.startChecked({ sessionId: args.sessionId, request: turn.request, model: args.model, first, tools });
+      // Taken: the next run's copies of these messages are not new.
+      this.store.rememberMessageIds(turn.newIds);
+      const turnId = this.running?.turnId ?? '';
+      const started = await first.result();
+      if (started.kind !== 'sse') throw new Error('an AG-UI follower gave no stream');
+      return { body: started.body, turnId };
     });
   }
 

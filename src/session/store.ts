@@ -176,6 +176,18 @@ export class SessionStore implements NotesStore {
     );
   }
 
+  /** Which of these client message ids (AG-UI's) the session has taken. One bound value, any count. */
+  seenMessageIds(ids: string[]): Set<string> {
+    if (ids.length === 0 || !this.exists()) return new Set();
+    const rows = this.sql.exec<{ id: string }>(`SELECT id FROM door_message_ids WHERE id IN (SELECT value FROM json_each(?))`, JSON.stringify(ids));
+    return new Set(rows.toArray().map((row) => row.id));
+  }
+
+  rememberMessageIds(ids: string[]): void {
+    if (ids.length === 0) return;
+    this.sql.exec(`INSERT OR IGNORE INTO door_message_ids (id) SELECT value FROM json_each(?)`, JSON.stringify(ids));
+  }
+
   hasToolCallId(id: string): boolean {
     return this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
   }

@@ -1,0 +1,43 @@
+/**
+ * `POST /ag-ui`: AG-UI's `RunAgentInput` in, its events out over SSE (CONTRACT section 8). The
+ * thread is the session (`threadId` is the session id); `forwardedProps.model` may pick a model of
+ * `MODELS`. The session takes what the run brings that it has not seen (see `session/agui-door.ts`).
+ */
+import { runAgentInputSchema } from '../../api/agui-request';
+import { pickModel, readConfig } from '../../config';
+import type { Env } from '../../env';
+import type { AuthedRequest } from '../auth';
+import { jsonError } from '../error-response';
+import { readJsonBody } from '../read-json-body';
+import { sessionStub } from '../session-stub';
+import { SSE_HEADERS } from './turns';
+
+export async function postAgui(request: AuthedRequest, env: Env): Promise<Response> {
+  const { data: input } = await readJsonBody(request, runAgentInputSchema);
+  const model = pickModel(readConfig(env), input.forwardedProps?.model);
+  const stub = sessionStub(env, request.userId, input.threadId);
+  const result = await stub.startAguiRun({ sessionId: input.threadId, input, model });
+  if (!result.ok) return jsonError(result.status, result.body);
+  return new Response(cancelOnLeave(result.body, () => stub.cancelTurn(result.turnId)), { headers: SSE_HEADERS });
+}
+
+/**
+ * The run's stream, relayed: when the client leaves (AG-UI's way to stop a run), the turn is
+ * cancelled as on the other doors. A cancel of the stream that comes from the session object does
+ * not reach the object itself, so the Worker, which sees its client go, tells it.
+ */
+function cancelOnLeave(body: ReadableStream<Uint8Array>, cancel: () => Promise<unknown>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel(reason) {
+      // A turn that already stopped answers 409: nothing to do.
+      await cancel().catch(() => {});
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
+}

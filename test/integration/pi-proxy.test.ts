@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { fetchWorker } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
-import { sentWith } from '../helpers/upstream-log';
+import { abortedWith, sentWith } from '../helpers/upstream-log';
 
 const piModel = (provider: string, id: string) => ({
   id,
@@ -136,6 +136,19 @@ describe('POST /api/stream', () => {
 
     const cut = await dataLines(await proxy({ model: piModel('openai', 'cut/openai/gpt-4o-text-usage'), context: { messages: [userMessage('hi')] } }));
     expect(cut.at(-1)).toMatchObject({ type: 'error', reason: 'error' });
+  });
+
+  it('stops the model call when the client goes away', async () => {
+    const marker = `pi-leave-${crypto.randomUUID()}`;
+    const response = await proxy({ model: piModel('openai', 'script/slow'), context: { messages: [userMessage(marker)] } });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    // Once the upstream has streamed some text, the call is under way.
+    for (let text = ''; !text.includes('text_delta'); ) text += (await reader.read()).value ?? '';
+    await reader.cancel();
+    for (let tries = 0; (await abortedWith(marker)).length === 0; tries++) {
+      if (tries > 100) throw new Error('the upstream call was not aborted');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 
   it('maps pi’s cloudflare-workers-ai provider to ours', async () => {

@@ -74,7 +74,7 @@ export default defineConfig({
           name: 'workers',
           globalSetup: ['./test/global-setup.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', 'test/mcp/**'],
+          exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**'],
           testTimeout: 20_000,
         },
       },
@@ -88,6 +88,17 @@ export default defineConfig({
           // One file at a time: the MCP server's counts (lists, calls) must belong to one file.
           fileParallelism: false,
           testTimeout: 20_000,
+        },
+      },
+      {
+        // Node: the published pi and AG-UI clients against the Worker under `wrangler dev`.
+        test: {
+          name: 'clients',
+          environment: 'node',
+          globalSetup: ['./test/clients/dev-server-setup.ts'],
+          include: ['test/clients/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
         },
       },
       {

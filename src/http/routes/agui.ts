@@ -12,21 +12,26 @@ import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 import { SSE_HEADERS } from './turns';
 
-export async function postAgui(request: AuthedRequest, env: Env): Promise<Response> {
+export async function postAgui(request: AuthedRequest, env: Env, context: ExecutionContext): Promise<Response> {
   const { data: input } = await readJsonBody(request, runAgentInputSchema);
   const model = pickModel(readConfig(env), input.forwardedProps?.model);
   const stub = sessionStub(env, request.userId, input.threadId);
   const result = await stub.startAguiRun({ sessionId: input.threadId, input, model });
   if (!result.ok) return jsonError(result.status, result.body);
-  return new Response(cancelOnLeave(result.body, () => stub.cancelTurn(result.turnId)), { headers: SSE_HEADERS });
+  // Kept alive past the request, which a disconnect ends. A turn that already stopped answers 409.
+  const cancel = () => context.waitUntil(stub.cancelTurn(result.turnId).catch(() => {}));
+  request.signal.addEventListener('abort', cancel, { once: true });
+  return new Response(cancelOnLeave(result.body, cancel), { headers: SSE_HEADERS });
 }
 
 /**
  * The run's stream, relayed: when the client leaves (AG-UI's way to stop a run), the turn is
  * cancelled as on the other doors. A cancel of the stream that comes from the session object does
- * not reach the object itself, so the Worker, which sees its client go, tells it.
+ * not reach the object itself, so the Worker, which sees its client go, tells it: by the body's
+ * cancel, and by `request.signal` (`enable_request_signal`), which workerd aborts on a disconnect
+ * even where it does not cancel the body (behind `wrangler dev`'s proxy; workerd#6832).
  */
-function cancelOnLeave(body: ReadableStream<Uint8Array>, cancel: () => Promise<unknown>): ReadableStream<Uint8Array> {
+function cancelOnLeave(body: ReadableStream<Uint8Array>, cancel: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -35,8 +40,7 @@ function cancelOnLeave(body: ReadableStream<Uint8Array>, cancel: () => Promise<u
       else controller.enqueue(value);
     },
     async cancel(reason) {
-      // A turn that already stopped answers 409: nothing to do.
-      await cancel().catch(() => {});
+      cancel();
       await reader.cancel(reason).catch(() => {});
     },
   });

@@ -51,9 +51,11 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
     return piError(error);
   }
 
-  // The client going away stops the model call: nobody is left to read it.
+  // The client going away stops the model call: nobody is left to read it. Seen by the stream's
+  // cancel, and by `request.signal` where the runtime does not cancel the body (see routes/agui.ts).
   const controller = new AbortController();
   const sse = createSseStream({ onGone: () => controller.abort() });
+  request.signal.addEventListener('abort', () => controller.abort(), { once: true });
   const encoder = typedSse(createPiProxyEncoder());
   let seq = 0;
   const messages = historyFromPi(body.context.messages);

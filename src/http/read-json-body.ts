@@ -31,7 +31,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
     const first = issues[0];
-    throw new ApiError(400, 'invalid_request', `The request body is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message}.`, {
+    throw new ApiError(400, 'invalid_request', `The request body is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message.replace(/\.$/, '')}.`, {
       details: { issues },
     });
   }

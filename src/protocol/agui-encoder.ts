@@ -13,6 +13,7 @@
 import type { AgentEvent, ModelCallUsage, PendingToolCall } from '../agent/events';
 import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import type { ToolResultContent } from '../api/content';
+import { assertNever } from '../lib/assert-never';
 import type { WireEncoder } from './encoder';
 import type { AguiContentPart, AguiEvent, AguiInterrupt, AguiTokenUsage } from './agui-events';
 
@@ -80,8 +81,21 @@ export function createAguiEncoder(run: { threadId: string; runId: string }): Wir
           const clientCalls = pending.map((call) => call.toolCallId);
           return [{ ...finished, outcome: clientCalls.length > 0 ? { type: 'success', pendingToolCallIds: clientCalls } : { type: 'success' } }];
         }
-        default:
+        case 'input-message':
+        case 'tool-answer':
+        case 'step-start':
+        case 'step-end':
+        case 'model-call-start':
+        case 'model-call-retry':
+        case 'model-call-end':
+        case 'context-compacted':
+        case 'assistant-message':
+        case 'tool-call':
+        case 'tool-execution-start':
+        case 'iteration-limit':
           return [];
+        default:
+          return assertNever(event);
       }
     },
   };

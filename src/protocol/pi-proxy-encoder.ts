@@ -4,6 +4,7 @@
  * every encoder; thinking signatures travel as `contentSignature`.
  */
 import type { AgentEvent, FinishReason } from '../agent/events';
+import { assertNever } from '../lib/assert-never';
 import type { WireEncoder } from './encoder';
 import { toPiUsage } from './pi-convert';
 import type { PiProxyEvent } from './pi-events';
@@ -52,8 +53,24 @@ export function createPiProxyEncoder(): WireEncoder<PiProxyEvent> {
           }
           return [{ type: 'done', reason: doneReason(event.finishReason), usage }];
         }
-        default:
+        // One model call's events only: the proxy has no turn, step, tools or history around them.
+        case 'turn-start':
+        case 'input-message':
+        case 'tool-answer':
+        case 'step-start':
+        case 'step-end':
+        case 'model-call-retry':
+        case 'context-compacted':
+        case 'assistant-message':
+        case 'tool-call':
+        case 'tool-execution-start':
+        case 'tool-execution-end':
+        case 'iteration-limit':
+        case 'turn-suspend':
+        case 'turn-stop':
           return [];
+        default:
+          return assertNever(event);
       }
     },
   };

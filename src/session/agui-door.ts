@@ -56,7 +56,7 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
     }
     const payload = permissionPayloadSchema.safeParse(entry.payload);
     if (!payload.success) {
-      throw new ApiError(400, 'invalid_resume', `The resume entry for ${entry.interruptId} is not valid: ${payload.error.issues[0]?.message}`);
+      throw new ApiError(400, 'invalid_resume', `The resume entry for ${entry.interruptId} is not valid: ${payload.error.issues[0]?.message.replace(/\.$/, '')}.`);
     }
     messages.push({
       role: 'tool_permission',
@@ -79,7 +79,7 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
   const parsed = turnRequestSchema.safeParse({ messages, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ApiError(400, 'invalid_request', `The run is not valid: ${issue?.path.join('.')}: ${issue?.message}`, {
+    throw new ApiError(400, 'invalid_request', `The run is not valid: ${issue?.path.join('.')}: ${issue?.message.replace(/\.$/, '')}.`, {
       details: { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
     });
   }

@@ -278,6 +278,14 @@ describe('stream: "pi"', () => {
     expect(followed.at(-1)?.event).toBe('agent_end');
   });
 
+  it('refuses an unknown stream mode with a 400, and creates no session', async () => {
+    const sessionId = newSessionId('pi');
+    const response = await postTurn(sessionId, { messages: [user('hi')], stream: 'pie' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error.code).toBe('invalid_request');
+    expect((await fetchWorker(`/sessions/${sessionId}`)).status).toBe(404);
+  });
+
   it('refuses an unknown follow mode with a 400', async () => {
     const sessionId = newSessionId('pi');
     await piTurn(sessionId, [user('hello')]);

@@ -43,6 +43,9 @@ const shape = (events: WireEvent[]) =>
         ? `${event}:${data.message.role}`
         : event,
   );
+const withoutUpdates = (events: WireEvent[]) => shape(events).filter((name) => !name.startsWith('update:'));
+/** A run of one model call that ends the run (an answer, a failure, calls that wait), updates left out. */
+const ONE_MODEL_CALL = ['agent_start', 'turn_start', 'message_start:user', 'message_end:user', 'message_start:assistant', 'message_end:assistant', 'turn_end', 'agent_end'];
 const squeeze = (names: string[]) => names.filter((name, index) => name !== names[index - 1] || !name.endsWith('_delta'));
 
 describe('stream: "pi"', () => {
@@ -161,16 +164,7 @@ describe('stream: "pi"', () => {
     const sessionId = newSessionId('pi');
     const tools = [{ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } }];
     const waiting = await piTurn(sessionId, [user('remember buy milk; call lookup {"q":"milk"}')], { tools });
-    expect(squeeze(shape(waiting)).filter((name) => !name.startsWith('update:'))).toEqual([
-      'agent_start',
-      'turn_start',
-      'message_start:user',
-      'message_end:user',
-      'message_start:assistant',
-      'message_end:assistant',
-      'turn_end',
-      'agent_end',
-    ]);
+    expect(withoutUpdates(waiting)).toEqual(ONE_MODEL_CALL);
     const turnEnd = waiting.find((e) => e.event === 'turn_end')!.data;
     expect(turnEnd.message.stopReason).toBe('toolUse');
     expect(turnEnd.toolResults).toEqual([]);
@@ -226,16 +220,7 @@ describe('stream: "pi"', () => {
     expect(refusal.errorMessage.length).toBeGreaterThan(0);
 
     const failed = await piTurn(newSessionId('pi'), [user('demo:error')]);
-    expect(shape(failed).filter((name) => !name.startsWith('update:'))).toEqual([
-      'agent_start',
-      'turn_start',
-      'message_start:user',
-      'message_end:user',
-      'message_start:assistant',
-      'message_end:assistant',
-      'turn_end',
-      'agent_end',
-    ]);
+    expect(withoutUpdates(failed)).toEqual(ONE_MODEL_CALL);
     const error = failed.find((e) => e.event === 'turn_end')!.data.message;
     // The failed call's streamed text is not kept (nor is it in the history): the message is empty.
     expect(error).toMatchObject({ role: 'assistant', stopReason: 'error', content: [] });

@@ -3,6 +3,7 @@
  * value is the operator's mistake, reported as `500 configuration_error` with the variable named.
  */
 import type { Env } from './env';
+import type { CorsOrigins } from './http/cors';
 import { ApiError } from './lib/errors';
 import { z } from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
@@ -65,6 +66,13 @@ const configSchema = z.object({
       ),
     )
     .optional(),
+  CORS_ORIGINS: z
+    .string()
+    .trim()
+    .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, {
+      message: 'write "*" or origins separated by commas, e.g. "https://app.example.com,http://localhost:5173"',
+    })
+    .optional(),
   RATE_LIMIT_PER_MINUTE: z.preprocess(
     (value) => (value === undefined || value === '' ? 120 : Number(value)),
     z.number().int().min(0).max(1_000_000),
@@ -82,6 +90,8 @@ export type Config = {
   upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
   toolTimeoutMs: number;
   rateLimitPerMinute: number;
+  /** The origins whose pages may call the API (CORS): `*`, a list, or none (same origin only). */
+  corsOrigins: CorsOrigins;
   context: ContextSettings;
   /** Whether a session gets a title from the model after its first exchange. */
   titles: boolean;
@@ -91,7 +101,19 @@ export type Config = {
   mcp?: McpSettings;
 };
 
+/** The parsed configuration of each `env` object: the Worker's lives as long as its isolate. */
+const parsedConfigs = new WeakMap<Env, Config>();
+
 export function readConfig(env: Env): Config {
+  let config = parsedConfigs.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    parsedConfigs.set(env, config);
+  }
+  return config;
+}
+
+function parseConfig(env: Env): Config {
   const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string' && value !== ''));
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
@@ -119,6 +141,7 @@ export function readConfig(env: Env): Config {
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
     titles: vars.TITLES === 'on',
     toolVisibility: (name) => ({ ...ALL_VISIBLE, ...vars.TOOL_VISIBILITY?.[name] }),
     context: {

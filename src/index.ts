@@ -1,10 +1,40 @@
 /** The Worker: routing, validation and auth at the edge; each session's state in its Durable Object. */
+import { readConfig } from './config';
 import type { Env } from './env';
+import { corsFor, finishCors, type CorsOrigins } from './http/cors';
 import { router } from './http/router';
+import { log } from './lib/log';
 
 export { RateLimiterObject } from './limits/rate-limiter-object';
 export { SessionObject } from './session/session-object';
 
 export default {
-  fetch: (request, env, context) => router.fetch(request, env, context),
+  async fetch(request, env, context) {
+    const started = Date.now();
+    const { preflight, corsify } = corsFor(corsOrigins(env));
+    const response = preflight(request) ?? (await router.fetch(request, env, context));
+    logRequest(request, response, started);
+    return finishCors(corsify(response, request));
+  },
 } satisfies ExportedHandler<Env>;
+
+function corsOrigins(env: Env): CorsOrigins {
+  try {
+    return readConfig(env).corsOrigins;
+  } catch {
+    return []; // The route answers the configuration error itself.
+  }
+}
+
+function logRequest(request: Request, response: Response, started: number): void {
+  const path = new URL(request.url).pathname;
+  const record: Parameters<typeof log>[0] = { kind: 'request', method: request.method, path, status: response.status, latencyMs: Date.now() - started };
+  // Set by the auth middleware on the request it was given.
+  const user = (request as Request & { userId?: string }).userId;
+  if (user) record.user = user;
+  const session = /^\/sessions\/([A-Za-z0-9._:-]{1,128})(\/|$)/.exec(path)?.[1];
+  if (session) record.session = session;
+  const errorCode = response.headers.get('x-error-code');
+  if (errorCode) record.errorCode = errorCode;
+  log(record);
+}

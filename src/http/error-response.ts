@@ -8,6 +8,7 @@ export function errorResponse(error: unknown): Response {
   return jsonError(500, { error: { code: 'internal_error', message: 'The server failed to answer this request; try again.' } });
 }
 
-export function jsonError(status: number, body: ApiErrorBody, headers: HeadersInit = {}): Response {
-  return Response.json(body, { status, headers });
+/** `x-error-code` repeats the code for the request log (and for clients that read headers only). */
+export function jsonError(status: number, body: ApiErrorBody, headers: Record<string, string> = {}): Response {
+  return Response.json(body, { status, headers: { ...headers, 'x-error-code': body.error.code } });
 }

@@ -18,6 +18,7 @@ import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
 import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { log as writeLog } from '../lib/log';
 import type { RunAgentInput } from '../api/agui-request';
 import { createSocketEncoder } from '../protocol/socket-encoder';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
@@ -204,6 +205,7 @@ export class SessionObject extends DurableObject<Env> {
     const followers = new Set<Listener>([socketListener(sockets, () => this.socketsOpen, (frames) => this.broadcast(...frames))]);
     if (args.first) followers.add(args.first);
     const controller = new AbortController();
+    const started = Date.now();
     const emit = (event: AgentEvent) => {
       recorder(event); // stored before any client sees it
       const seq = log.append(event);
@@ -234,6 +236,7 @@ export class SessionObject extends DurableObject<Env> {
       )
       .then(async (outcome) => {
         await args.tools.close();
+        this.logTurn(args.sessionId, turnId, model.id, outcome, started);
         log.flush();
         for (const follower of followers) follower.close();
         this.running = undefined;
@@ -242,6 +245,23 @@ export class SessionObject extends DurableObject<Env> {
       });
     this.running = { turnId, controller, done, log, followers };
     void this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
+  }
+
+  /** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
+  private logTurn(sessionId: string, turnId: string, model: string, outcome: TurnOutcome | undefined, started: number): void {
+    const errorCode = outcome ? outcome.error?.code : 'internal_error';
+    writeLog({
+      kind: 'turn',
+      session: sessionId,
+      turn: turnId,
+      user: userOf(this.ctx.id.name),
+      model,
+      stopReason: outcome?.stopReason ?? 'error',
+      ...(errorCode ? { errorCode } : {}),
+      latencyMs: Date.now() - started,
+      usage: outcome?.usage ?? emptyUsage(),
+      modelCalls: outcome?.modelCalls.length ?? 0,
+    });
   }
 
   /**
@@ -507,6 +527,16 @@ export class SessionObject extends DurableObject<Env> {
       this.turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
       this.turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
     }
+  }
+}
+
+/** The user of a session object: its name is `[userId, sessionId]` (see `http/session-stub.ts`). */
+function userOf(name: string | undefined): string {
+  try {
+    const parsed: unknown = JSON.parse(name ?? '');
+    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : 'unknown';
+  } catch {
+    return 'unknown';
   }
 }
 

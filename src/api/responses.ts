@@ -1,0 +1,122 @@
+/**
+ * What the turns API answers, as zod schemas: the SSE events of `delta` and `message`, the JSON
+ * body of `none`, the session's view, a page of its history, a cancel, and an error. The OpenAPI
+ * document is generated from them, the typed client's types are checked against them, and the tests
+ * parse real answers with them (strictly), so that they say what the Worker sends.
+ */
+import { z } from '../lib/zod';
+import { assistantMessageSchema, historyMessageSchema, toolMessageSchema, toolResultContentSchema } from './content';
+
+export const errorBodySchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.string().meta({ description: 'Stable, machine-readable: see the error table in the README.' }),
+      message: z.string().meta({ description: 'A sentence for a person.' }),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const usageSchema = z
+  .strictObject({
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    cachedInputTokens: z.number().int(),
+    cacheWriteInputTokens: z.number().int(),
+    reasoningTokens: z.number().int(),
+  })
+  .meta({ id: 'Usage', description: 'Tokens. Cache reads and writes are parts of inputTokens.' });
+
+export const turnUsageSchema = usageSchema
+  .extend({
+    calls: z.array(usageSchema.extend({ model: z.string(), purpose: z.literal('compaction').optional() })),
+  })
+  .meta({ id: 'TurnUsage', description: "The turn's usage, and each model call's own." });
+
+const compactionReportSchema = z.strictObject({
+  messagesSummarized: z.number().int(),
+  totalSummarized: z.number().int(),
+  tokensBefore: z.number().int(),
+  tokensAfter: z.number().int(),
+  reason: z.enum(['threshold', 'overflow']),
+});
+
+const turnErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
+const stopReasonSchema = z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'error']);
+
+/** The SSE events of `stream: "delta"` and `"message"`, by their `event:` name. */
+export const turnEventSchemas = {
+  turn_start: z.strictObject({ turnId: z.string(), model: z.string() }),
+  text_delta: z.strictObject({ delta: z.string() }).meta({ description: 'delta mode only' }),
+  thinking_delta: z.strictObject({ delta: z.string() }).meta({ description: 'delta mode only' }),
+  text: z.strictObject({ text: z.string(), incomplete: z.literal(true).optional() }).meta({ description: 'message mode only: a text block, whole' }),
+  thinking: z
+    .strictObject({ thinking: z.string(), signature: z.string().optional(), incomplete: z.literal(true).optional() })
+    .meta({ description: 'message mode only: a thinking block, whole' }),
+  tool_call: z.strictObject({ toolCallId: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  tool_result: z.strictObject({ toolCallId: z.string(), content: toolResultContentSchema, isError: z.literal(true).optional() }),
+  turn_stop: z.strictObject({
+    stopReason: stopReasonSchema,
+    turnId: z.string(),
+    usage: turnUsageSchema,
+    error: turnErrorSchema.optional(),
+    maxIterationsReached: z.literal(true).optional(),
+    compacted: z.array(compactionReportSchema).optional(),
+  }),
+} as const;
+
+export type TurnEventName = keyof typeof turnEventSchemas;
+
+export const turnBodySchema = z
+  .strictObject({
+    stopReason: stopReasonSchema,
+    messages: z.array(z.union([assistantMessageSchema, toolMessageSchema])),
+    turnId: z.string(),
+    usage: turnUsageSchema,
+    error: turnErrorSchema.optional(),
+    maxIterationsReached: z.literal(true).optional(),
+    compacted: z.array(compactionReportSchema).optional(),
+  })
+  .meta({ id: 'TurnBody', description: '`stream: "none"`: what the turn added to the history, and how it stopped.' });
+
+const pendingCallSchema = z.strictObject({
+  toolCallId: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  awaiting: z.enum(['client', 'permission']),
+});
+
+export const sessionViewSchema = z
+  .strictObject({
+    sessionId: z.string(),
+    title: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    messageCount: z.number().int(),
+    pendingToolCalls: z.array(pendingCallSchema),
+    usage: usageSchema,
+    lastTurn: z
+      .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional(), errorCode: z.string().optional() })
+      .optional(),
+    running: z.boolean(),
+    runningTurnId: z.string().optional(),
+  })
+  .meta({ id: 'Session' });
+
+export const messagesPageSchema = z
+  .strictObject({
+    messages: z.array(
+      z.union([historyMessageSchema, z.strictObject({ role: z.literal('compaction'), summary: z.string(), summarizedMessages: z.number().int() })]),
+    ),
+    next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+  })
+  .meta({ id: 'MessagesPage' });
+
+export const cancelledTurnSchema = z
+  .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() })
+  .meta({ id: 'CancelledTurn' });
+
+export type TurnBody = z.infer<typeof turnBodySchema>;
+export type SessionViewBody = z.infer<typeof sessionViewSchema>;
+export type MessagesPage = z.infer<typeof messagesPageSchema>;
+export type TurnEvent = { [Name in TurnEventName]: { event: Name; data: z.infer<(typeof turnEventSchemas)[Name]> } }[TurnEventName];

@@ -1,0 +1,145 @@
+/**
+ * `createClient({ baseUrl, token })`: the sessions and turns of the service, typed. A turn's stream
+ * survives a dropped connection: it reconnects on its own, from the last event it received
+ * (`Last-Event-ID`), and a drop before the turn was named is retried with the same Idempotency-Key,
+ * which follows the same turn. Nothing is yielded twice and nothing is missed.
+ */
+import { errorOf, TurnsApiError } from './errors';
+import { runExchange, type RunOptions, type RunResult } from './run';
+import { readTurnEvents } from './sse';
+import type { CancelledTurn, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types';
+
+export type ClientOptions = {
+  /** Where the service is, e.g. `https://agent.example.com`. */
+  baseUrl: string;
+  /** A bearer token, or a function that gives one for each request (tokens expire). */
+  token?: string | (() => string | Promise<string>);
+  /** A fetch of your own (tests, a service binding). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** How a dropped stream is resumed: attempts in a row without progress, and the wait before each. */
+  reconnect?: { attempts?: number; delayMs?: number };
+};
+
+export type StreamOptions = {
+  /** `delta` (default): text as it streams; `message`: each block whole. */
+  mode?: 'delta' | 'message';
+  /** Sent with the POST; one is made for you, so that a retry never starts a second turn. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+};
+
+export type Client = ReturnType<typeof createClient>;
+
+export function createClient(options: ClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
+  const attempts = options.reconnect?.attempts ?? 5;
+  const delayMs = options.reconnect?.delayMs ?? 250;
+
+  async function call(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    const token = typeof options.token === 'function' ? await options.token() : options.token;
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    if (init.body !== undefined) headers.set('content-type', 'application/json');
+    const response = await doFetch(`${base}${path}`, { ...init, headers });
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+  const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await call(path, init)).json() as Promise<T>;
+  const session = (id: string) => `/sessions/${encodeURIComponent(id)}`;
+
+  async function* follow(sessionId: string, turnId: string, after = 0, opts: StreamOptions = {}): AsyncGenerator<TurnEvent> {
+    yield* resumable(
+      () => call(`${session(sessionId)}/turns/${turnId}/events${opts.mode ? `?stream=${opts.mode}` : ''}`, { headers: { 'last-event-id': String(after) }, ...signalOf(opts) }),
+      sessionId,
+      opts,
+      { turnId, lastId: after },
+    );
+  }
+
+  async function* stream(sessionId: string, input: TurnInput, opts: StreamOptions = {}): AsyncGenerator<TurnEvent> {
+    const key = opts.idempotencyKey ?? crypto.randomUUID();
+    const post = () =>
+      call(`${session(sessionId)}/turns`, {
+        method: 'POST',
+        body: JSON.stringify({ ...input, stream: opts.mode ?? 'delta' }),
+        headers: { 'idempotency-key': key },
+        ...signalOf(opts),
+      });
+    yield* resumable(post, sessionId, opts, { lastId: 0 });
+  }
+
+  /** Reads a turn's events, reconnecting after a drop until `turn_stop`. */
+  async function* resumable(
+    open: () => Promise<Response>,
+    sessionId: string,
+    opts: StreamOptions,
+    position: { turnId?: string; lastId: number },
+  ): AsyncGenerator<TurnEvent> {
+    let response = await open();
+    for (let failures = 0; ; ) {
+      try {
+        for await (const event of readTurnEvents(response.body!)) {
+          failures = 0;
+          if (event.id <= position.lastId) continue; // a replay's events the caller already has
+          position.lastId = event.id;
+          if (event.event === 'turn_start') position.turnId = event.data.turnId;
+          yield event;
+          if (event.event === 'turn_stop') return;
+        }
+      } catch (error) {
+        if (opts.signal?.aborted || error instanceof TurnsApiError) throw error;
+        // The connection dropped mid-stream: resumed below.
+      }
+      if (++failures > attempts) {
+        throw new TurnsApiError(0, 'stream_lost', `The turn's stream dropped and could not be resumed after ${attempts} attempts.`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delayMs * failures));
+      const { turnId, lastId } = position;
+      response =
+        turnId === undefined
+          ? await open() // Not yet named: the same request (and key) follows the same turn.
+          : await call(`${session(sessionId)}/turns/${turnId}/events${opts.mode ? `?stream=${opts.mode}` : ''}`, {
+              headers: { 'last-event-id': String(lastId) },
+              ...signalOf(opts),
+            });
+    }
+  }
+
+  const client = {
+    sessions: {
+      get: (sessionId: string) => json<Session>(session(sessionId)),
+      messages: (sessionId: string, page: { limit?: number; cursor?: string } = {}) => {
+        const query = new URLSearchParams();
+        if (page.limit !== undefined) query.set('limit', String(page.limit));
+        if (page.cursor !== undefined) query.set('cursor', page.cursor);
+        return json<MessagesPage>(`${session(sessionId)}/messages${query.size > 0 ? `?${query}` : ''}`);
+      },
+      delete: async (sessionId: string): Promise<void> => {
+        await call(session(sessionId), { method: 'DELETE' });
+      },
+    },
+    turns: {
+      /** One turn, answered as one JSON body when it stops. */
+      create: (sessionId: string, input: TurnInput, opts: { idempotencyKey?: string; signal?: AbortSignal } = {}) =>
+        json<TurnBody>(`${session(sessionId)}/turns`, {
+          method: 'POST',
+          body: JSON.stringify({ ...input, stream: 'none' }),
+          headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+          ...signalOf(opts),
+        }),
+      /** One turn's events as they happen, to `turn_stop`, across dropped connections. */
+      stream,
+      /** A turn's events after `after` (an event id), then live to its end. */
+      follow,
+      cancel: (sessionId: string, turnId: string) => json<CancelledTurn>(`${session(sessionId)}/turns/${turnId}/cancel`, { method: 'POST' }),
+    },
+    /** A whole exchange: turns, client tools and permission prompts, until the agent stops. */
+    run: (sessionId: string, run: RunOptions): Promise<RunResult> => runExchange(client, sessionId, run),
+  };
+  return client;
+}
+
+function signalOf(opts: { signal?: AbortSignal }): RequestInit {
+  return opts.signal ? { signal: opts.signal } : {};
+}

@@ -1,0 +1,95 @@
+/**
+ * The wire shapes of the turns API, as the client sees them. Written out so this package stands
+ * alone; the service's tests check them against its own schemas (`src/api/responses.ts`).
+ */
+
+export type TextBlock = { type: 'text'; text: string };
+export type ImageBlock = { type: 'image'; mimeType: string; data: string } | { type: 'image'; url: string };
+export type ThinkingBlock = { type: 'thinking'; thinking: string; signature?: string; redacted?: boolean };
+export type ToolUseBlock = { type: 'tool_use'; toolCallId: string; name: string; input: Record<string, unknown> };
+export type ToolResultContent = string | (TextBlock | ImageBlock)[];
+
+export type UserMessage = { role: 'user'; content: string | (TextBlock | ImageBlock)[] };
+export type SystemMessage = { role: 'system'; content: string | TextBlock[] };
+export type AssistantMessage = { role: 'assistant'; content: string | (ThinkingBlock | TextBlock | ToolUseBlock)[] };
+export type ToolMessage = { role: 'tool'; toolCallId: string; content: ToolResultContent; isError?: boolean };
+export type ToolPermission = { role: 'tool_permission'; toolCallId: string; granted: boolean; reason?: string };
+/** What a turn request may bring. */
+export type InputMessage = UserMessage | SystemMessage | ToolMessage | ToolPermission;
+export type HistoryMessage = UserMessage | SystemMessage | AssistantMessage | ToolMessage;
+
+/** A tool the client runs: the model may call it; the turn then waits for its result. */
+export type ClientTool = { name: string; description?: string; parameters?: Record<string, unknown> };
+
+export type TurnInput = { messages: InputMessage[]; tools?: ClientTool[]; model?: string };
+
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteInputTokens: number;
+  reasoningTokens: number;
+};
+export type TurnUsage = Usage & { calls: (Usage & { model: string; purpose?: 'compaction' })[] };
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'error';
+export type TurnError = { code: string; message: string };
+export type CompactionReport = {
+  messagesSummarized: number;
+  totalSummarized: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: 'threshold' | 'overflow';
+};
+
+/** The data of each SSE event of `stream: "delta"` and `"message"`, by its name. */
+export type TurnEventData = {
+  turn_start: { turnId: string; model: string };
+  text_delta: { delta: string };
+  thinking_delta: { delta: string };
+  text: { text: string; incomplete?: true };
+  thinking: { thinking: string; signature?: string; incomplete?: true };
+  tool_call: { toolCallId: string; name: string; input: Record<string, unknown> };
+  tool_result: { toolCallId: string; content: ToolResultContent; isError?: true };
+  turn_stop: {
+    stopReason: StopReason;
+    turnId: string;
+    usage: TurnUsage;
+    error?: TurnError;
+    maxIterationsReached?: true;
+    compacted?: CompactionReport[];
+  };
+};
+export type TurnEventName = keyof TurnEventData;
+/** One event of a turn's stream: its name, its data, and its id (the turn's event number). */
+export type TurnEvent = { [Name in TurnEventName]: { event: Name; data: TurnEventData[Name]; id: number } }[TurnEventName];
+
+/** `stream: "none"`: what the turn added to the history, and how it stopped. */
+export type TurnBody = {
+  stopReason: StopReason;
+  messages: (AssistantMessage | ToolMessage)[];
+  turnId: string;
+  usage: TurnUsage;
+  error?: TurnError;
+  maxIterationsReached?: true;
+  compacted?: CompactionReport[];
+};
+
+export type PendingToolCall = { toolCallId: string; name: string; input: Record<string, unknown>; awaiting: 'client' | 'permission' };
+
+export type Session = {
+  sessionId: string;
+  title?: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  pendingToolCalls: PendingToolCall[];
+  usage: Usage;
+  lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
+  running: boolean;
+  runningTurnId?: string;
+};
+
+export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
+export type MessagesPage = { messages: (HistoryMessage | CompactionMarker)[]; next?: string };
+export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
+export type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };

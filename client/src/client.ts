@@ -4,10 +4,10 @@
  * (`Last-Event-ID`), and a drop before the turn was named is retried with the same Idempotency-Key,
  * which follows the same turn. Nothing is yielded twice and nothing is missed.
  */
-import { errorOf, TurnsApiError } from './errors';
-import { runExchange, type RunOptions, type RunResult } from './run';
-import { readTurnEvents } from './sse';
-import type { CancelledTurn, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types';
+import { errorOf, TurnsApiError } from './errors.js';
+import { runExchange, type RunOptions, type RunResult } from './run.js';
+import { readTurnEvents } from './sse.js';
+import type { CancelledTurn, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */

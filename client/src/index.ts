@@ -1,4 +1,4 @@
-export { createClient, type Client, type ClientOptions, type StreamOptions } from './client';
-export { TurnsApiError } from './errors';
-export type { Permission, RunOptions, RunResult, ToolHandler } from './run';
-export type * from './types';
+export { createClient, type Client, type ClientOptions, type StreamOptions } from './client.js';
+export { TurnsApiError } from './errors.js';
+export type { Permission, RunOptions, RunResult, ToolHandler } from './run.js';
+export type * from './types.js';

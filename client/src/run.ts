@@ -3,8 +3,8 @@
  * calls, the calls the session waits on are answered: a client tool by its handler, an untrusted
  * server tool by `onPermission`. The answers go in the next turn, until the agent stops for good.
  */
-import type { Client } from './client';
-import type { ClientTool, InputMessage, PendingToolCall, ToolResultContent, TurnEvent, TurnEventData, Usage } from './types';
+import type { Client } from './client.js';
+import type { ClientTool, InputMessage, PendingToolCall, ToolResultContent, TurnEvent, TurnEventData, Usage } from './types.js';
 
 export type ToolHandler = {
   description?: string;

@@ -1,6 +1,6 @@
 /** A turn's SSE body as typed events, parsed with eventsource-parser (comments, heartbeats, dropped). */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { TurnEvent } from './types';
+import type { TurnEvent } from './types.js';
 
 export async function* readTurnEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<TurnEvent> {
   // DOM's typings take a decoder's input as any BufferSource; a byte stream is one.

@@ -23,6 +23,8 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
+  // The playground is a static asset; the root leads to it.
+  .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.
   .all('/api/stream', postPiStream)
   // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.

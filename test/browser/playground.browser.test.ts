@@ -1,0 +1,121 @@
+/**
+ * The playground (issue 10, point 3) end to end: Debian's Chromium, driven by playwright-core, on the
+ * page the Worker serves as a static asset under `wrangler dev`, with the demo model and the stand-in
+ * upstream (for a model slow enough to reload the page in the middle of its answer). A trusted tool,
+ * a permission granted and one denied with a reason, a client tool answered on the page, a reload
+ * mid-stream; the finished page is saved as a screenshot (test/browser/output/playground.png).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startDevServer } from '../../scripts/dev-server.mjs';
+import { startUpstream } from '../helpers/upstream-server';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+
+let server: Awaited<ReturnType<typeof startDevServer>> | undefined;
+let upstream: Awaited<ReturnType<typeof startUpstream>> | undefined;
+let browser: Browser | undefined;
+let page: Page;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  server = await startDevServer({
+    vars: { RATE_LIMIT_PER_MINUTE: '0', OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'test-key', MODELS: 'openai:script/slow' },
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.stop();
+  upstream?.server.close();
+  upstream?.server.closeAllConnections();
+});
+
+const stops = () => page.$$eval('.stop', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.stopReason));
+async function say(text: string): Promise<void> {
+  await page.fill('#prompt', text);
+  await page.press('#prompt', 'Enter');
+}
+async function waitForStops(count: number): Promise<void> {
+  await page.waitForFunction((n) => document.querySelectorAll('.stop').length >= n && !(document.getElementById('send') as HTMLButtonElement).disabled, count, { timeout: 20_000 });
+}
+/** The last text block of the last assistant item. */
+const lastText = () => page.$$eval('.assistant', (items) => [...(items.at(-1)?.querySelectorAll('.text') ?? [])].at(-1)?.textContent ?? '');
+const card = (name: string) => page.locator('.tool', { has: page.locator('.name', { hasText: name }) });
+
+it('runs turns with a trusted tool, permissions, a client tool and a reload mid-stream', async () => {
+  await page.goto(`${server!.base}/`);
+  expect(page.url()).toBe(`${server!.base}/playground/`);
+  await page.click('#new-session');
+  const sessionId = await page.getAttribute('#sessions button[aria-current="true"]', 'data-session-id');
+  expect(sessionId).toMatch(/^pg-/);
+
+  // A trusted tool runs inline: its card shows the arguments and the result; thinking streams too.
+  await say('calculate (2+3)*4');
+  await waitForStops(1);
+  expect(await stops()).toEqual(['end_turn']);
+  await expect(card('calculator').locator('.args').textContent()).resolves.toContain('"expression": "(2+3)*4"');
+  await expect(card('calculator').locator('.result').textContent()).resolves.toBe('20');
+  expect(await page.locator('.thinking').count()).toBeGreaterThan(0);
+  expect(await lastText()).toContain('calculator: 20');
+
+  // A permission granted, then one denied with a reason.
+  await say('remember buy milk');
+  await page.locator('button.approve').click({ timeout: 20_000 });
+  await waitForStops(3);
+  expect(await stops()).toEqual(['end_turn', 'tool_use', 'end_turn']);
+  await expect(card('memory_save').first().locator('.result').textContent()).resolves.toMatch(/^Saved note/);
+  await say('remember the door code');
+  await page.locator('input.reason').fill('not the door code');
+  await page.locator('button.deny').click({ timeout: 20_000 });
+  await waitForStops(5);
+  await expect(card('memory_save').nth(1).locator('.result').textContent()).resolves.toContain('not the door code');
+
+  // The page's client tool: the model asks, the user answers on the page.
+  await say('call ask_user {"question":"Which city?"}');
+  await page.locator('textarea.answer').fill('Porto', { timeout: 20_000 });
+  await page.click('button.send-answer');
+  await waitForStops(7);
+  expect(await lastText()).toContain('ask_user: Porto');
+
+  // A reload in the middle of a slow answer: the page replays the turn and follows it to its end.
+  await page.fill('#model', 'openai:script/slow');
+  await page.dispatchEvent('#model', 'change');
+  await say('tell me a story');
+  // The story's first words are on the page (in the item after the request), and it is not done.
+  await page.waitForFunction(
+    () => {
+      const request = [...document.querySelectorAll('.user')].find((node) => node.textContent === 'tell me a story');
+      const answer = request?.nextElementSibling;
+      return (answer?.querySelector('.text')?.textContent ?? '').length > 0 && answer?.querySelector('.stop') === null;
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
+  await page.reload();
+  // After a reload the history is drawn without stop lines: the one there is the replayed turn's.
+  await waitForStops(1);
+  expect(await stops()).toEqual(['end_turn']);
+  expect(await page.$$eval('.user', (nodes) => nodes.map((node) => node.textContent))).toEqual([
+    'calculate (2+3)*4',
+    'remember buy milk',
+    'remember the door code',
+    'call ask_user {"question":"Which city?"}',
+    'tell me a story',
+  ]);
+  // The text on the page is the answer the session stored, once.
+  const stored = (await (await fetch(`${server!.base}/sessions/${sessionId}/messages?limit=500`)).json()) as { messages: any[] };
+  const answer = stored.messages.at(-1);
+  expect(await lastText()).toBe(typeof answer.content === 'string' ? answer.content : answer.content.find((b: any) => b.type === 'text').text);
+
+  // The session's usage, and its title in the list.
+  await expect(page.textContent('#usage')).resolves.toMatch(/usage: [1-9]\d* in · [1-9]\d* out tokens/);
+  await page.waitForFunction(() => !document.querySelector('#sessions button[aria-current="true"]')?.textContent?.startsWith('Untitled'), undefined, { timeout: 10_000 });
+
+  const output = join(import.meta.dirname, 'output');
+  mkdirSync(output, { recursive: true });
+  await page.screenshot({ path: join(output, 'playground.png'), fullPage: true });
+});

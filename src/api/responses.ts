@@ -15,7 +15,7 @@ export const errorBodySchema = z
       details: z.record(z.string(), z.unknown()).optional(),
     }),
   })
-  .meta({ id: 'Error' });
+  ;
 
 export const usageSchema = z
   .strictObject({
@@ -25,13 +25,13 @@ export const usageSchema = z
     cacheWriteInputTokens: z.number().int(),
     reasoningTokens: z.number().int(),
   })
-  .meta({ id: 'Usage', description: 'Tokens. Cache reads and writes are parts of inputTokens.' });
+  .meta({ description: 'Tokens. Cache reads and writes are parts of inputTokens.' });
 
 export const turnUsageSchema = usageSchema
   .extend({
     calls: z.array(usageSchema.extend({ model: z.string(), purpose: z.literal('compaction').optional() })),
   })
-  .meta({ id: 'TurnUsage', description: "The turn's usage, and each model call's own." });
+  .meta({ description: "The turn's usage, and each model call's own." });
 
 const compactionReportSchema = z.strictObject({
   messagesSummarized: z.number().int(),
@@ -77,7 +77,7 @@ export const turnBodySchema = z
     maxIterationsReached: z.literal(true).optional(),
     compacted: z.array(compactionReportSchema).optional(),
   })
-  .meta({ id: 'TurnBody', description: '`stream: "none"`: what the turn added to the history, and how it stopped.' });
+  .meta({ description: '`stream: "none"`: what the turn added to the history, and how it stopped.' });
 
 const pendingCallSchema = z.strictObject({
   toolCallId: z.string(),
@@ -101,7 +101,7 @@ export const sessionViewSchema = z
     running: z.boolean(),
     runningTurnId: z.string().optional(),
   })
-  .meta({ id: 'Session' });
+  ;
 
 export const messagesPageSchema = z
   .strictObject({
@@ -110,11 +110,11 @@ export const messagesPageSchema = z
     ),
     next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
   })
-  .meta({ id: 'MessagesPage' });
+  ;
 
 export const cancelledTurnSchema = z
   .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() })
-  .meta({ id: 'CancelledTurn' });
+  ;
 
 export type TurnBody = z.infer<typeof turnBodySchema>;
 export type SessionViewBody = z.infer<typeof sessionViewSchema>;

@@ -4,6 +4,7 @@ import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { withUser } from './auth';
 import { errorResponse } from './error-response';
+import { openApiDocument } from './openapi';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { postAgui } from './routes/agui';
@@ -23,6 +24,7 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
+  .get('/openapi.json', () => Response.json(openApiDocument()))
   // The playground is a static asset; the root leads to it.
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.

@@ -1,0 +1,251 @@
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document of every HTTP route of every door, made from the same
+ * zod schemas the routes validate with and answer in (zod 4's JSON Schema output, draft 2020-12,
+ * which OpenAPI 3.1 takes as it is). An SSE answer is described as the sequence of its events: each
+ * item is an object `{event, id, data}`, one per `event:` name, with the schema of its `data:`.
+ */
+import { runAgentInputSchema } from '../api/agui-request';
+import { messagesQuerySchema } from '../api/messages-query';
+import { piStreamRequestSchema } from '../api/pi-stream-request';
+import { cancelledTurnSchema, errorBodySchema, messagesPageSchema, sessionViewSchema, turnBodySchema, turnEventSchemas } from '../api/responses';
+import { sessionIdSchema, turnRequestSchema } from '../api/turn-request';
+import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../api/turn-routes';
+import { z } from '../lib/zod';
+
+type JsonSchema = Record<string, unknown>;
+type Json = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  return json;
+}
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'The body, URL or a header is malformed, or the request does not fit the session (`code` says which).',
+  '401': 'No valid bearer token.',
+  '404': 'No such session or turn (for this user).',
+  '405': 'Another method than the route takes.',
+  '409': 'A turn runs in the session, or calls are still owed (`details.pendingToolCallIds`).',
+  '410': 'The events of a turn that ended more than 24 h ago.',
+  '413': 'A body over 1 MiB.',
+  '415': 'A body not sent as JSON.',
+  '422': 'An Idempotency-Key sent again with another body.',
+  '426': 'A plain GET of the socket route.',
+  '429': 'Over the rate limit; wait `Retry-After` seconds.',
+  '500': 'A configuration error, or a failure of the server.',
+};
+
+function errors(...statuses: string[]): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const status of statuses) {
+    out[status] = { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return out;
+}
+
+const json = (schema: z.ZodType, description: string): Json => ({ description, content: { 'application/json': { schema: schemaOf(schema, 'output') } } });
+
+/** The schema of one SSE event (its name, its id, its data), as a union over the names. */
+function sseEvent(events: Record<string, JsonSchema>): JsonSchema {
+  return {
+    oneOf: Object.entries(events).map(([name, data]) => ({
+      type: 'object',
+      title: name,
+      properties: { event: { const: name }, id: { type: 'string', description: 'The event number (send it back as Last-Event-ID).' }, data },
+      required: ['event', 'data'],
+    })),
+  };
+}
+
+/** An SSE media type: the stream is text; `x-sse-event` is the schema of each of its events. */
+function sseMedia(events: Record<string, JsonSchema>, extra: Json = {}): Json {
+  return { schema: { type: 'string', description: 'Server-Sent Events; each event is one item of x-sse-event.' }, 'x-sse-event': sseEvent(events), ...extra };
+}
+
+function sse(description: string, events: Record<string, JsonSchema>, externalDocs?: Json): Json {
+  return { description, content: { 'text/event-stream': sseMedia(events, externalDocs ? { 'x-external-docs': externalDocs } : {}) } };
+}
+
+/** Events whose shapes are another project's (pi, AG-UI): named here, specified there. */
+function named(names: string[], description: string): Record<string, JsonSchema> {
+  return Object.fromEntries(names.map((name) => [name, { type: 'object', properties: { type: { const: name } }, required: ['type'], description }]));
+}
+
+const turnEvents = Object.fromEntries(Object.entries(turnEventSchemas).map(([name, schema]) => [name, schemaOf(schema, 'output')]));
+const PI_EVENTS = ['agent_start', 'turn_start', 'message_start', 'message_update', 'message_end', 'tool_execution_start', 'tool_execution_end', 'turn_end', 'agent_end'];
+const PI_PROXY_EVENTS = ['start', 'text_start', 'text_delta', 'text_end', 'thinking_start', 'thinking_delta', 'thinking_end', 'toolcall_start', 'toolcall_delta', 'toolcall_end', 'done', 'error'];
+const AGUI_EVENTS = [
+  'RUN_STARTED',
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'REASONING_START',
+  'REASONING_MESSAGE_START',
+  'REASONING_MESSAGE_CONTENT',
+  'REASONING_MESSAGE_END',
+  'REASONING_END',
+  'TOOL_CALL_START',
+  'TOOL_CALL_ARGS',
+  'TOOL_CALL_END',
+  'TOOL_CALL_RESULT',
+  'RUN_FINISHED',
+  'RUN_ERROR',
+];
+
+const sessionId = { name: 'id', in: 'path', required: true, description: 'The session.', schema: schemaOf(sessionIdSchema, 'input') };
+const turnId = { name: 'turnId', in: 'path', required: true, description: 'A turn of the session.', schema: schemaOf(turnIdSchema, 'input') };
+
+function queryParameters(schema: z.ZodObject): Json[] {
+  const object = schemaOf(schema, 'input') as { properties: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(object.properties).map(([name, property]) => ({ name, in: 'query', required: object.required?.includes(name) ?? false, schema: property }));
+}
+
+function buildDocument(): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'edge-agent-turns',
+      version: '1.0.0',
+      description:
+        'An agent-turn service on Cloudflare Workers: turns that stream (seed 000), the pi and AG-UI doors, sessions in Durable Objects. Errors are `{"error": {"code", "message", "details"?}}` except on `/api/stream` (pi\'s `{"error": "<sentence>"}`).',
+    },
+    components: {
+      schemas: { Error: schemaOf(errorBodySchema, 'output') },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'HS256 JWTs signed with AUTH_SECRET; `sub` is the user. Without AUTH_SECRET, loopback requests need none.' },
+      },
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      '/sessions/{id}/turns': {
+        post: {
+          operationId: 'postTurn',
+          summary: 'Run a turn',
+          description: 'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`).',
+          parameters: [
+            sessionId,
+            { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema, 'input') } } },
+          responses: {
+            '200': {
+              description:
+                'The turn: JSON for `none`; SSE for `delta` and `message` (the events of seed 000, `x-sse-event`) and for `pi` (pi-agent-core\'s AgentEvent, `x-sse-event-pi`; `event:` is its type).',
+              content: {
+                'application/json': { schema: schemaOf(turnBodySchema, 'output') },
+                'text/event-stream': sseMedia(turnEvents, {
+                  'x-sse-event-pi': sseEvent(named(PI_EVENTS, 'A pi-agent-core AgentEvent.')),
+                  'x-external-docs': { url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core' },
+                }),
+              },
+            },
+            ...errors('400', '401', '409', '413', '415', '422', '429', '500'),
+          },
+        },
+      },
+      '/sessions/{id}/turns/{turnId}/events': {
+        get: {
+          operationId: 'followTurn',
+          summary: "A turn's events after a point, then live to its end",
+          parameters: [
+            sessionId,
+            turnId,
+            ...queryParameters(followQuerySchema),
+            { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received (wins over `after`).', schema: { type: 'string', pattern: '^\\d{1,9}$' } },
+          ],
+          responses: { '200': sse('The events, in the mode asked for (by default the turn\'s own).', turnEvents), ...errors('400', '401', '404', '410', '500') },
+        },
+      },
+      '/sessions/{id}/turns/{turnId}/cancel': {
+        post: {
+          operationId: 'cancelTurn',
+          summary: 'Stop the running turn; answers once it has stopped',
+          parameters: [sessionId, turnId],
+          responses: { '200': json(cancelledTurnSchema, 'The turn, stopped.'), ...errors('401', '404', '409', '429', '500') },
+        },
+      },
+      '/sessions/{id}/messages': {
+        get: {
+          operationId: 'getMessages',
+          summary: "The session's history, a page at a time",
+          parameters: [sessionId, ...queryParameters(messagesQuerySchema)],
+          responses: { '200': json(messagesPageSchema, 'A page of the history, in order.'), ...errors('400', '401', '404', '500') },
+        },
+      },
+      '/sessions/{id}': {
+        get: {
+          operationId: 'getSession',
+          summary: 'The session: title, counts, pending calls, usage, the running and last turn',
+          parameters: [sessionId],
+          responses: { '200': json(sessionViewSchema, 'The session.'), ...errors('400', '401', '404', '500') },
+        },
+        delete: {
+          operationId: 'deleteSession',
+          summary: 'Erase the session',
+          parameters: [sessionId],
+          responses: { '204': { description: 'Erased.' }, ...errors('400', '401', '404', '409', '500') },
+        },
+      },
+      '/sessions/{id}/ws': {
+        get: {
+          operationId: 'openSocket',
+          summary: 'The chat socket (seed 003): a WebSocket upgrade',
+          description: 'Upgrade with `Upgrade: websocket`; the token may come as a `bearer.<jwt>` entry of Sec-WebSocket-Protocol (then `agent-chat` is selected). A refused upgrade closes with 4000 + the HTTP status.',
+          parameters: [sessionId],
+          responses: { '101': { description: 'Switching protocols: the socket is open.' }, ...errors('426') },
+        },
+      },
+      '/api/stream': {
+        post: {
+          operationId: 'piModelProxy',
+          summary: "pi-agent-core's streamProxy endpoint: one model call of a MODELS model",
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(piStreamRequestSchema, 'input') } } },
+          responses: {
+            '200': sse('`data:` lines of pi\'s proxy events, ending with `done` or `error`.', named(PI_PROXY_EVENTS, "A pi-agent-core ProxyAssistantMessageEvent."), {
+              url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core',
+            }),
+            default: {
+              description: 'A failure before the stream: `{"error": "<sentence>"}`.',
+              content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+            },
+          },
+        },
+      },
+      '/ag-ui': {
+        post: {
+          operationId: 'aguiRun',
+          summary: "An AG-UI run (RunAgentInput in, AG-UI events out) on the session `threadId`",
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(runAgentInputSchema, 'input') } } },
+          responses: {
+            '200': sse("AG-UI's events (`@ag-ui/core`), RUN_STARTED first, RUN_FINISHED or RUN_ERROR last.", named(AGUI_EVENTS, 'An @ag-ui/core event.'), {
+              url: 'https://www.npmjs.com/package/@ag-ui/core',
+            }),
+            ...errors('400', '401', '409', '413', '415', '429', '500'),
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          summary: 'Liveness',
+          security: [],
+          responses: { '200': { description: 'Up.', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } }, required: ['ok'] } } } } },
+        },
+      },
+      '/openapi.json': {
+        get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+      },
+      '/': {
+        get: { operationId: 'root', summary: 'Leads to the playground', security: [], responses: { '302': { description: 'To /playground/.' } } },
+      },
+    },
+  };
+}
+
+let document: Json | undefined;
+
+/** Built once per isolate: the schemas do not change while it lives. */
+export function openApiDocument(): Json {
+  document ??= buildDocument();
+  return document;
+}

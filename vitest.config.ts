@@ -67,6 +67,8 @@ function mcpBindings(url: string): Record<string, string> {
 
 export default defineConfig({
   test: {
+    // The Worker logs every request and turn as JSON; a passing test's lines would bury the report.
+    silent: 'passed-only',
     projects: [
       {
         plugins: [workersPool()],

@@ -7,6 +7,9 @@ import type { AgentEvent } from '../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
 import { runTurn } from '../src/agent/run-turn';
 import { formatSseEvent } from '../src/http/sse-stream';
+import { createAguiEncoder } from '../src/protocol/agui-encoder';
+import { typedSse } from '../src/protocol/encoder';
+import { createPiEncoder } from '../src/protocol/pi-encoder';
 import { createSocketEncoder } from '../src/protocol/socket-encoder';
 import { ALL_VISIBLE } from '../src/protocol/socket-frames';
 import { createTurnsJsonEncoder } from '../src/protocol/turns-json-encoder';
@@ -72,6 +75,18 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
     const encoder = createSocketEncoder({ conversationId: 'bench', requestId: null, reasoning: true, visibility: () => ALL_VISIBLE });
     return (event) => {
       for (const frame of encoder.encode(event)) JSON.stringify(frame);
+    };
+  },
+  'loop + pi encoder (seed 004) + SSE framing': () => {
+    const encoder = typedSse(createPiEncoder());
+    return (event) => {
+      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+    };
+  },
+  'loop + AG-UI encoder + SSE framing': () => {
+    const encoder = typedSse(createAguiEncoder({ threadId: 'bench', runId: 'bench' }));
+    return (event) => {
+      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
     };
   },
   'loop + JSON encoder': () => {

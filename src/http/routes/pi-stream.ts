@@ -89,7 +89,6 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
   return new Response(sse.readable, { headers: SSE_HEADERS });
 }
 
-
 /** This route's error body: `{"error": "<sentence>"}`, which pi's client shows as `Proxy error: <sentence>`. */
 function piError(error: unknown): Response {
   if (error instanceof ApiError) return Response.json({ error: error.message }, { status: error.status, headers: error.headers });

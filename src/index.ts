@@ -11,10 +11,12 @@ export { SessionObject } from './session/session-object';
 export default {
   async fetch(request, env, context) {
     const started = Date.now();
-    const { preflight, corsify } = corsFor(corsOrigins(env));
+    const origins = corsOrigins(env);
+    const { preflight, corsify } = corsFor(origins);
     const response = preflight(request) ?? (await router.fetch(request, env, context));
     logRequest(request, response, started);
-    return finishCors(corsify(response, request));
+    // Without CORS_ORIGINS no answer gets an allowed origin: `corsify` (which copies the response) is skipped.
+    return finishCors(origins !== '*' && origins.length === 0 ? response : corsify(response, request));
   },
 } satisfies ExportedHandler<Env>;
 

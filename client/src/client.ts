@@ -49,12 +49,7 @@ export function createClient(options: ClientOptions) {
   const session = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 
   async function* follow(sessionId: string, turnId: string, after = 0, opts: StreamOptions = {}): AsyncGenerator<TurnEvent> {
-    yield* resumable(
-      () => call(`${session(sessionId)}/turns/${turnId}/events${opts.mode ? `?stream=${opts.mode}` : ''}`, { headers: { 'last-event-id': String(after) }, ...signalOf(opts) }),
-      sessionId,
-      opts,
-      { turnId, lastId: after },
-    );
+    yield* resumable(sessionId, opts, { turnId, lastId: after });
   }
 
   async function* stream(sessionId: string, input: TurnInput, opts: StreamOptions = {}): AsyncGenerator<TurnEvent> {
@@ -66,19 +61,28 @@ export function createClient(options: ClientOptions) {
         headers: { 'idempotency-key': key },
         ...signalOf(opts),
       });
-    yield* resumable(post, sessionId, opts, { lastId: 0 });
+    yield* resumable(sessionId, opts, { lastId: 0 }, post);
   }
 
-  /** Reads a turn's events, reconnecting after a drop until `turn_stop`. */
+  /**
+   * Reads a turn's events to `turn_stop`, reconnecting after a drop (of the stream, or of a request
+   * that opens it): by the turn's events after the last one received once the turn is named, by the
+   * same POST (and key) before. A refusal of the API ends it; so do `attempts` drops in a row.
+   */
   async function* resumable(
-    open: () => Promise<Response>,
     sessionId: string,
     opts: StreamOptions,
     position: { turnId?: string; lastId: number },
+    post?: () => Promise<Response>,
   ): AsyncGenerator<TurnEvent> {
-    let response = await open();
+    const events = (turnId: string) =>
+      call(`${session(sessionId)}/turns/${turnId}/events${opts.mode ? `?stream=${opts.mode}` : ''}`, {
+        headers: { 'last-event-id': String(position.lastId) },
+        ...signalOf(opts),
+      });
     for (let failures = 0; ; ) {
       try {
+        const response = position.turnId !== undefined ? await events(position.turnId) : await post!();
         for await (const event of readTurnEvents(response.body!)) {
           failures = 0;
           if (event.id <= position.lastId) continue; // a replay's events the caller already has
@@ -89,20 +93,12 @@ export function createClient(options: ClientOptions) {
         }
       } catch (error) {
         if (opts.signal?.aborted || error instanceof TurnsApiError) throw error;
-        // The connection dropped mid-stream: resumed below.
+        // A dropped connection: tried again below.
       }
       if (++failures > attempts) {
         throw new TurnsApiError(0, 'stream_lost', `The turn's stream dropped and could not be resumed after ${attempts} attempts.`);
       }
       await new Promise((resolve) => setTimeout(resolve, delayMs * failures));
-      const { turnId, lastId } = position;
-      response =
-        turnId === undefined
-          ? await open() // Not yet named: the same request (and key) follows the same turn.
-          : await call(`${session(sessionId)}/turns/${turnId}/events${opts.mode ? `?stream=${opts.mode}` : ''}`, {
-              headers: { 'last-event-id': String(lastId) },
-              ...signalOf(opts),
-            });
     }
   }
 

@@ -29,13 +29,17 @@ const typesAgree: [
 
 type Call = { method: string; url: string; lastEventId: string | null; idempotencyKey: string | null };
 
-/** The Worker's own fetch, with a log of the calls and a way to cut a response's body. */
-function workerFetch(cut?: (call: Call, index: number) => number | undefined) {
+/**
+ * The Worker's own fetch, with a log of the calls and a way to cut a response's body (`cut` gives
+ * the chunks to pass) or to fail the request as an unreachable server does (`unreachable`).
+ */
+function workerFetch(cut?: (call: Call, index: number) => number | undefined, unreachable: number[] = []) {
   const calls: Call[] = [];
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
     const request = new Request(input, init) as Request<unknown, IncomingRequestCfProperties>;
     const call = { method: request.method, url: request.url, lastEventId: request.headers.get('last-event-id'), idempotencyKey: request.headers.get('idempotency-key') };
     calls.push(call);
+    if (unreachable.includes(calls.length - 1)) throw new TypeError('fetch failed');
     const response = await worker.fetch(request, env, createExecutionContext());
     const keep = cut?.(call, calls.length - 1);
     if (keep === undefined || !response.body) return response;
@@ -112,6 +116,19 @@ describe('the typed client', () => {
     const text = events.flatMap((event) => (event.event === 'text_delta' ? [event.data.delta] : [])).join('');
     const stored = (await history(sessionId)).at(-1);
     expect(typeof stored.content === 'string' ? stored.content : stored.content.find((block: any) => block.type === 'text').text).toBe(text);
+  });
+
+  it('tries again when a reconnection itself fails, as when the server is briefly out of reach', async () => {
+    const sessionId = newSessionId('client');
+    const { fetch, calls } = workerFetch((_call, index) => (index === 0 ? 2 : undefined), [1]);
+    const client = createClient({ baseUrl: 'http://localhost', fetch, reconnect: { delayMs: 10 } });
+    const events: TurnEvent[] = [];
+    for await (const event of client.turns.stream(sessionId, { messages: [user('slowly')], model: 'openai:script/slow' })) events.push(event);
+    expect(calls.map((call) => call.method)).toEqual(['POST', 'GET', 'GET']);
+    expect(calls[2]!.lastEventId).toBe(calls[1]!.lastEventId);
+    const ids = events.map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(events.at(-1)?.event).toBe('turn_stop');
   });
 
   it('retries a request cut before its turn was named with the same Idempotency-Key: one turn', async () => {

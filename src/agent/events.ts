@@ -46,7 +46,8 @@ export type ToolResultState = 'success' | 'error' | 'denied' | 'interrupted';
 /** An answer the request brought for a call that was pending, echoed before the loop goes on. */
 export type ToolAnswer =
   | { kind: 'result'; content: ToolResultContent; isError: boolean }
-  | { kind: 'permission'; granted: boolean; reason?: string };
+  /** `input`: the arguments the user edited before granting (the call runs with them). */
+  | { kind: 'permission'; granted: boolean; reason?: string; input?: Record<string, unknown> };
 
 export type AgentEvent =
   /** `at`: when the turn began (epoch ms), the time of the messages it brings (pi's `timestamp`). */

@@ -49,6 +49,8 @@ export type TurnDeps = {
   isToolCallIdUsed?: (id: string) => boolean;
   newId: (prefix: string) => string;
   now: () => number;
+  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
+  sampling?: { temperature?: number };
 };
 
 export type TurnOutcome = {
@@ -131,13 +133,15 @@ class Turn {
   private async resumePendingCalls(): Promise<void> {
     const granted: ServerCall[] = [];
     for (const { call, answer } of this.input.answers) {
-      this.open.set(call.toolCallId, { name: call.name, input: call.input });
-      this.emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input: call.input, answer });
+      // A granted call may run with arguments the user edited.
+      const input = answer.kind === 'permission' && answer.granted && answer.input ? answer.input : call.input;
+      this.open.set(call.toolCallId, { name: call.name, input });
+      this.emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input, answer });
       if (answer.kind === 'result') {
         const result: ToolMessage = { role: 'tool', toolCallId: call.toolCallId, content: answer.content };
         placeToolResult(this.messages, answer.isError ? { ...result, isError: true } : result);
       } else if (answer.granted) {
-        granted.push({ toolCallId: call.toolCallId, name: call.name, input: call.input });
+        granted.push({ toolCallId: call.toolCallId, name: call.name, input });
       } else {
         const content = denialText(answer.reason);
         this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: this.deps.now() });
@@ -232,6 +236,7 @@ class Turn {
       retry: this.deps.retry,
       estimatedInputTokens,
       executionOf: (name) => this.executionOf(name),
+      ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
     });
     this.usage = addUsage(this.usage, result.usage);
     this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });

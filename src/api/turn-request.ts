@@ -42,12 +42,16 @@ export const toolAnswerSchema = z.strictObject({
   isError: z.boolean().optional(),
 });
 
-export const toolPermissionSchema = z.strictObject({
-  role: z.literal('tool_permission'),
-  toolCallId: z.string().min(1),
-  granted: z.boolean(),
-  reason: z.string().max(2000).optional(),
-});
+export const toolPermissionSchema = z
+  .strictObject({
+    role: z.literal('tool_permission'),
+    toolCallId: z.string().min(1),
+    granted: z.boolean(),
+    reason: z.string().max(2000).optional(),
+    /** The arguments as the user edited them before granting; the call runs with these. */
+    input: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((answer) => answer.granted || answer.input === undefined, { message: 'Only a granted call takes edited input.', path: ['input'] });
 
 export const inputMessageSchema = z.discriminatedUnion('role', [
   userMessageSchema,

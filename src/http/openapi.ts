@@ -6,11 +6,13 @@
  */
 import { runAgentInputSchema } from '../api/agui-request';
 import { messagesQuerySchema } from '../api/messages-query';
+import { harnessRequestSchema } from '../api/harness-request';
 import { piStreamRequestSchema } from '../api/pi-stream-request';
 import { cancelledTurnSchema, errorBodySchema, messagesPageSchema, sessionViewSchema, turnBodySchema, turnEventSchemas } from '../api/responses';
 import { sessionIdSchema, turnRequestSchema } from '../api/turn-request';
 import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../api/turn-routes';
 import { z } from '../lib/zod';
+import { harnessEventSchemas } from '../protocol/harness-events';
 
 type JsonSchema = Record<string, unknown>;
 type Json = Record<string, unknown>;
@@ -23,6 +25,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'The body, URL or a header is malformed, or the request does not fit the session (`code` says which).',
   '401': 'No valid bearer token.',
+  '403': 'The request names another user than the token.',
   '404': 'No such session or turn (for this user).',
   '405': 'Another method than the route takes.',
   '409': 'A turn runs in the session, or calls are still owed (`details.pendingToolCallIds`).',
@@ -91,6 +94,8 @@ const AGUI_EVENTS = [
   'RUN_FINISHED',
   'RUN_ERROR',
 ];
+
+const harnessEvent = { oneOf: Object.values(harnessEventSchemas).map((schema) => schemaOf(schema, 'output')) };
 
 const sessionId = { name: 'id', in: 'path', required: true, description: 'The session.', schema: schemaOf(sessionIdSchema, 'input') };
 const turnId = { name: 'turnId', in: 'path', required: true, description: 'A turn of the session.', schema: schemaOf(turnIdSchema, 'input') };
@@ -221,6 +226,25 @@ function buildDocument(): Json {
               url: 'https://www.npmjs.com/package/@ag-ui/core',
             }),
             ...errors('400', '401', '409', '413', '415', '429', '500'),
+          },
+        },
+      },
+      '/harness/chat': {
+        post: {
+          operationId: 'harnessChat',
+          summary: 'A run in the Harness chat events (seed 001): SSE `data:` lines or one JSON array',
+          description:
+            'The answer format follows `Accept`: `text/event-stream` gives one `data:<event>` line per event and no event names; anything else one JSON array, written as the events happen. Where AUTH_SECRET is set, `userId` must be the token\'s user (403).',
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(harnessRequestSchema, 'input') } } },
+          responses: {
+            '200': {
+              description: 'The run, as the 31 AgentEvent types of seed 001 section 5.',
+              content: {
+                'text/event-stream': { schema: { type: 'string', description: 'Each `data:` line is one item of x-sse-data.' }, 'x-sse-data': harnessEvent },
+                'application/json': { schema: { type: 'array', items: harnessEvent } },
+              },
+            },
+            ...errors('400', '401', '403', '409', '413', '415', '429', '500'),
           },
         },
       },

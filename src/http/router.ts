@@ -8,6 +8,7 @@ import { openApiDocument } from './openapi';
 import { withRateLimit } from './rate-limit';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { postAgui } from './routes/agui';
+import { postHarnessChat } from './routes/harness';
 import { postPiStream } from './routes/pi-stream';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
@@ -37,6 +38,8 @@ router
   .post('/ag-ui', withRateLimit)
   .post('/ag-ui', postAgui)
   .all('/ag-ui', methodNotAllowed(['POST']))
+  .post('/harness/chat', postHarnessChat)
+  .all('/harness/chat', methodNotAllowed(['POST']))
   .post('/sessions/:id/turns', postTurn)
   .all('/sessions/:id/turns', methodNotAllowed(['POST']))
   .get('/sessions/:id/turns/:turnId/events', getTurnEvents)

@@ -19,9 +19,18 @@ export type SseStream = {
   close(): void;
 };
 
+/**
+ * How items become text: SSE with named events by default. Another framing (the Harness door's
+ * `data:` lines, or its JSON array) gives its own item text, heartbeat, and what opens and closes it.
+ */
+export type Framing = { item(item: SseItem, id: string): string; heartbeat: string; head?: string; tail?: string };
+
+export const SSE_FRAMING: Framing = { item: (item, id) => formatSseEvent(item.event, id, item.data), heartbeat: ': keep-alive\n\n' };
+
 /** `onGone`: called once if the client goes away (the stream is cancelled) before `close`. */
-export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void } = {}): SseStream {
+export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void; framing?: Framing } = {}): SseStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const framing = options.framing ?? SSE_FRAMING;
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   let open = true;
@@ -65,20 +74,22 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
   // One timer for the stream's life, not one per event: it beats only if nothing was sent since it last fired.
   const beat = () => {
     if (!open) return;
-    if (!sentSinceBeat) queue(': keep-alive\n\n');
+    if (!sentSinceBeat) queue(framing.heartbeat);
     sentSinceBeat = false;
     heartbeat = setTimeout(beat, heartbeatMs);
   };
 
   heartbeat = setTimeout(beat, heartbeatMs);
+  if (framing.head) pending = framing.head;
   return {
     readable,
     send(item, id) {
-      queue(formatSseEvent(item.event, id, item.data));
+      queue(framing.item(item, id));
     },
     close() {
       if (heartbeat !== undefined) clearTimeout(heartbeat);
       if (flushTimer !== undefined) clearTimeout(flushTimer);
+      if (open && framing.tail) pending += framing.tail;
       writeNow();
       if (!open) return;
       open = false;

@@ -5,9 +5,11 @@
  * how many there are.
  */
 import type { SseMode, StreamMode } from '../api/turn-request';
-import { createSseStream } from '../http/sse-stream';
+import { harnessFraming, type HarnessFormat } from '../http/harness-framing';
+import { createSseStream, type Framing } from '../http/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createAguiEncoder } from '../protocol/agui-encoder';
+import { createHarnessEncoder } from '../protocol/harness-encoder';
 import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
 import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
@@ -41,9 +43,14 @@ export function aguiFollower(run: { threadId: string; runId: string }): Follower
   return sseFollower(typedSse(createAguiEncoder(run)), 0);
 }
 
-function sseFollower(encoder: WireEncoder<SseItem>, after: number): Follower {
+/** The follower of a Harness run (`POST /harness/chat`): its events as SSE `data:` lines or a JSON array. */
+export function harnessFollower(sessionId: string, format: HarnessFormat): Follower {
+  return sseFollower(typedSse(createHarnessEncoder({ sessionId, now: Date.now })), 0, harnessFraming(format));
+}
+
+function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
-  const sse = createSseStream();
+  const sse = createSseStream(framing ? { framing } : {});
   return {
     deliver({ seq, event }) {
       const items = encoder.encode(event);

@@ -20,6 +20,7 @@ import { ApiError, type ApiErrorBody } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { log as writeLog } from '../lib/log';
 import type { RunAgentInput } from '../api/agui-request';
+import type { HarnessFormat } from '../http/harness-framing';
 import { createSocketEncoder } from '../protocol/socket-encoder';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
@@ -30,7 +31,7 @@ import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { aguiTurn, type AguiTurn } from './agui-door';
-import { aguiFollower, createFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
+import { aguiFollower, createFollower, harnessFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
 import { SocketStore } from './socket-store';
 import { SessionStore, type SessionSummary } from './store';
@@ -81,6 +82,8 @@ type LaunchArgs = {
   socket?: { requestId: string | null; reasoning: boolean };
   /** The turn's server tools: the built-in ones and the MCP servers' (closed when the turn ends). */
   tools: Toolset;
+  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
+  sampling?: { temperature?: number };
 };
 
 export class SessionObject extends DurableObject<Env> {
@@ -169,6 +172,24 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /** A Harness run (`POST /harness/chat`): a turn whose events go out as seed 001's, in either format. */
+  async startHarnessRun(args: {
+    sessionId: string;
+    request: TurnRequest;
+    model: string;
+    format: HarnessFormat;
+    sampling?: { temperature?: number };
+  }): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
+    return guard(async () => {
+      const tools = await this.turnTools(readConfig(this.env));
+      const first = harnessFollower(args.sessionId, args.format);
+      this.startChecked({ sessionId: args.sessionId, request: args.request, model: args.model, first, tools, ...(args.sampling ? { sampling: args.sampling } : {}) });
+      const started = await first.result();
+      if (started.kind !== 'sse') throw new Error('a Harness follower gave no stream');
+      return { body: started.body };
+    });
+  }
+
   /**
    * Checks a turn against the session's state and starts it. From the checks to the lock nothing
    * awaits, so no other request can slip in between. Throws `ApiError` when the turn is refused.
@@ -226,6 +247,7 @@ export class SessionObject extends DurableObject<Env> {
       isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
       newId,
       now: Date.now,
+      ...(args.sampling ? { sampling: args.sampling } : {}),
     })
       .then(
         (outcome) => outcome,

@@ -34,7 +34,12 @@ export function validateTurn(request: TurnRequest, pending: PendingToolCall[], b
       message.toolCallId,
       message.role === 'tool'
         ? { kind: 'result', content: message.content, isError: message.isError ?? false }
-        : { kind: 'permission', granted: message.granted, ...(message.reason ? { reason: message.reason } : {}) },
+        : {
+            kind: 'permission',
+            granted: message.granted,
+            ...(message.reason ? { reason: message.reason } : {}),
+            ...(message.input ? { input: message.input } : {}),
+          },
     );
   }
 

@@ -1,0 +1,43 @@
+/**
+ * The body of `POST /harness/chat` (seed 001 section 2, CONTRACT section 6): `sessionId`, `userId`,
+ * `input`, `chatModel`, and for resuming, `confirmResults` and `toolResults`; `tools` as in the turns
+ * API. `input` may be empty only when the request brings answers. Unknown fields are a 400, as on
+ * the turns API.
+ */
+import { z } from '../lib/zod';
+import { confirmResultSchema, harnessContentBlockSchema, toolStateSchema } from '../protocol/harness-events';
+import { LIMITS } from './limits';
+import { clientToolSchema, sessionIdSchema } from './turn-request';
+
+/** A result the client ran, as the seed's `ToolResultBlock` (`metadata` and `state` optional here). */
+const toolResultInputSchema = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  output: z.array(harnessContentBlockSchema),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  state: toolStateSchema.optional(),
+});
+
+export const harnessRequestSchema = z
+  .strictObject({
+    sessionId: z.string().min(1, { message: 'sessionId must not be empty.' }).pipe(sessionIdSchema),
+    userId: z.string().min(1, { message: 'userId must not be empty.' }).max(256),
+    input: z.string().max(LIMITS.textChars, { message: `input is at most ${LIMITS.textChars} characters.` }).optional(),
+    chatModel: z
+      .strictObject({
+        name: z.string().min(1).optional(),
+        stream: z.boolean().optional(),
+        temperature: z.number().min(0).max(2).optional(),
+      })
+      .optional(),
+    confirmResults: z.array(confirmResultSchema).max(LIMITS.messagesPerRequest).optional(),
+    toolResults: z.array(toolResultInputSchema).max(LIMITS.messagesPerRequest).optional(),
+    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+  })
+  .refine((body) => (body.input ?? '').trim() !== '' || (body.confirmResults?.length ?? 0) > 0 || (body.toolResults?.length ?? 0) > 0, {
+    message: 'input must not be empty (unless the request brings confirmResults or toolResults).',
+    path: ['input'],
+  });
+
+export type HarnessRequest = z.infer<typeof harnessRequestSchema>;
+export type ToolResultInput = z.infer<typeof toolResultInputSchema>;

@@ -1,0 +1,28 @@
+/**
+ * The Harness door's two response formats (seed 001, section 3), as framings of the event stream:
+ * SSE with one `data:<json>` line per event and no event names, or one JSON array whose elements are
+ * written as the events happen (whitespace keeps the connection alive between them).
+ */
+import type { Framing } from './sse-stream';
+
+export type HarnessFormat = 'sse' | 'json';
+
+export function harnessFraming(format: HarnessFormat): Framing {
+  if (format === 'sse') return { item: ({ data }) => `data:${JSON.stringify(data)}\n\n`, heartbeat: ': keep-alive\n\n' };
+  let first = true;
+  return {
+    head: '[',
+    item: ({ data }) => {
+      const separator = first ? '\n' : ',\n';
+      first = false;
+      return separator + JSON.stringify(data);
+    },
+    heartbeat: '\n',
+    tail: '\n]\n',
+  };
+}
+
+/** `Accept: text/event-stream` picks SSE; anything else (JSON, or nothing) the JSON array. */
+export function harnessFormatOf(accept: string | null): HarnessFormat {
+  return accept !== null && /\btext\/event-stream\b/i.test(accept) ? 'sse' : 'json';
+}

@@ -1,0 +1,61 @@
+/**
+ * `POST /harness/chat` (seed 001, CONTRACT section 6): a run of the session's agent, told in the 31
+ * events of the Harness chat endpoint, as SSE `data:` lines (`Accept: text/event-stream`) or one JSON
+ * array written as they happen. The session is the one the turns API reaches with the same user and
+ * id. Where auth is on, `userId` must be the token's user; where it is off (loopback, no
+ * AUTH_SECRET), `userId` names the user, as the seed has it.
+ */
+import type { IRequest } from 'itty-router';
+import { harnessRequestSchema } from '../../api/harness-request';
+import { turnRequestOf } from '../../api/harness-turn';
+import { readConfig, type Config } from '../../config';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { authenticate } from '../auth';
+import { jsonError } from '../error-response';
+import { harnessFormatOf } from '../harness-framing';
+import { takeRateLimit } from '../rate-limit';
+import { readJsonBody } from '../read-json-body';
+import { sessionStub } from '../session-stub';
+import { SSE_HEADERS } from './turns';
+
+/** The JSON array is written as events happen: nothing on the way may buffer or compress it. */
+const JSON_STREAM_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+
+export async function postHarnessChat(request: IRequest, env: Env): Promise<Response> {
+  const tokenUser = await authenticate(request, env);
+  const { data: body } = await readJsonBody(request, harnessRequestSchema);
+  if (env.AUTH_SECRET && body.userId !== tokenUser) {
+    throw new ApiError(403, 'user_mismatch', 'userId must be the user the token was issued to.');
+  }
+  const userId = env.AUTH_SECRET ? tokenUser : body.userId;
+  await takeRateLimit(env, userId);
+  const config = readConfig(env);
+  const model = modelNamed(config, body.chatModel?.name);
+  const turn = turnRequestOf(body);
+  const format = harnessFormatOf(request.headers.get('accept'));
+  const temperature = body.chatModel?.temperature;
+  const result = await sessionStub(env, userId, body.sessionId).startHarnessRun({
+    sessionId: body.sessionId,
+    request: turn,
+    model,
+    format,
+    ...(temperature !== undefined ? { sampling: { temperature } } : {}),
+  });
+  if (!result.ok) return jsonError(result.status, result.body);
+  return new Response(result.body, { headers: format === 'sse' ? SSE_HEADERS : JSON_STREAM_HEADERS });
+}
+
+/**
+ * `chatModel.name` within `MODELS`: a `provider:model` id, or a model's own name (`gpt-4o` for
+ * `openai:gpt-4o`) when exactly one configured model has it. No name: the default model.
+ */
+function modelNamed(config: Config, name: string | undefined): string {
+  if (name === undefined) return config.defaultModel;
+  if (config.allowedModels.includes(name)) return name;
+  const matches = config.allowedModels.filter((id) => id.slice(id.indexOf(':') + 1) === name);
+  if (matches.length === 1) return matches[0]!;
+  throw new ApiError(400, 'model_not_allowed', `The model "${name}" is not offered here${matches.length > 1 ? ' (the name is ambiguous; write provider:model)' : ''}. Allowed: ${config.allowedModels.join(', ')}.`, {
+    details: { allowedModels: config.allowedModels },
+  });
+}

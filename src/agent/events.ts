@@ -11,6 +11,7 @@
  * only for a model call that finished, so a failed call never leaves a half message behind.
  */
 import type { AssistantMessage, SystemMessage, ToolResultContent, UserMessage } from '../api/content';
+import type { PermissionRule } from '../tools/permission-rules';
 import type { Usage } from './usage';
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'error';
@@ -29,8 +30,11 @@ export type TurnError = { code: string; message: string };
 /** `purpose: "compaction"` marks the side calls that summarise the history. */
 export type ModelCallUsage = { model: string; usage: Usage; purpose?: 'compaction' };
 
-/** How a tool call is carried out: inline, after the user's permission, by the client, or not at all. */
-export type ToolExecution = 'trusted' | 'untrusted' | 'client' | 'unknown';
+/**
+ * How a tool call is carried out: inline, after the user's permission, by the client, or not at all
+ * (`unknown`: no such tool; `denied`: a permission rule refuses it).
+ */
+export type ToolExecution = 'trusted' | 'untrusted' | 'client' | 'unknown' | 'denied';
 
 /** A call that the turn leaves waiting for the client. */
 export type PendingToolCall = {
@@ -46,8 +50,11 @@ export type ToolResultState = 'success' | 'error' | 'denied' | 'interrupted';
 /** An answer the request brought for a call that was pending, echoed before the loop goes on. */
 export type ToolAnswer =
   | { kind: 'result'; content: ToolResultContent; isError: boolean }
-  /** `input`: the arguments the user edited before granting (the call runs with them). */
-  | { kind: 'permission'; granted: boolean; reason?: string; input?: Record<string, unknown> };
+  /**
+   * `input`: the arguments the user edited before granting (the call runs with them); `rules`: the
+   * lasting permission rules the user added with the answer (kept by the session).
+   */
+  | { kind: 'permission'; granted: boolean; reason?: string; input?: Record<string, unknown>; rules?: PermissionRule[] };
 
 export type AgentEvent =
   /** `at`: when the turn began (epoch ms), the time of the messages it brings (pi's `timestamp`). */

@@ -9,6 +9,7 @@ import type { ClientTool } from '../api/turn-request';
 import type { ModelHandle, ToolSpec } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolContext } from '../tools/types';
+import { verdictFor, type PermissionRule } from '../tools/permission-rules';
 import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
@@ -51,6 +52,8 @@ export type TurnDeps = {
   now: () => number;
   /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
   sampling?: { temperature?: number };
+  /** The session's lasting permission rules, applied to every call of a server tool. */
+  rules?: PermissionRule[];
 };
 
 export type TurnOutcome = {
@@ -255,7 +258,11 @@ class Turn {
       const execution = this.classify(call);
       this.open.set(call.toolCallId, { name: call.name, input: call.input });
       this.emit({ type: 'tool-call', toolCallId: call.toolCallId, name: call.name, input: call.input, execution });
-      if (execution === 'client' || execution === 'untrusted') {
+      if (execution === 'denied') {
+        const content = 'Tool call denied by a permission rule of this session.';
+        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: this.deps.now() });
+        placeToolResult(this.messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
+      } else if (execution === 'client' || execution === 'untrusted') {
         waiting.push({
           toolCallId: call.toolCallId,
           name: call.name,
@@ -275,11 +282,22 @@ class Turn {
     return undefined;
   }
 
-  /** Calls with arguments that are not JSON never wait for anyone: their error goes straight back. */
+  /**
+   * How a call runs: by the tool's trust, then by the session's rules (deny, ask or allow a server
+   * tool's call). Calls with arguments that are not JSON never wait for anyone: their error goes
+   * straight back.
+   */
   private classify(call: AssembledToolCall): ToolExecution {
     const execution = this.executionOf(call.name);
-    if (call.invalidArguments === undefined) return execution;
-    return execution === 'client' ? 'unknown' : execution === 'untrusted' ? 'trusted' : execution;
+    if (call.invalidArguments !== undefined) return execution === 'client' ? 'unknown' : execution === 'untrusted' ? 'trusted' : execution;
+    const tool = this.deps.tools.get(call.name);
+    if ((execution !== 'trusted' && execution !== 'untrusted') || !tool || !this.deps.rules?.length) return execution;
+    const subject = tool.permissionSubject ? tool.permissionSubject(call.input) : JSON.stringify(call.input);
+    const verdict = verdictFor(this.deps.rules, call.name, subject);
+    if (verdict === 'deny') return 'denied';
+    if (verdict === 'ask') return 'untrusted';
+    if (verdict === 'allow') return 'trusted';
+    return execution;
   }
 
   private executionOf(name: string): ToolExecution {

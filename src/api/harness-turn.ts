@@ -2,8 +2,8 @@
  * A Harness request as a turn request (CONTRACT section 6): the user's confirmations become
  * `tool_permission` answers (a confirmed call runs with the input the client sends back, edited or
  * not), the client's results become `tool` messages, and `input` the user message that follows them.
- * The turn request is checked like any (sizes, names, schemas). Permission rules that last are not
- * taken yet: a confirmation that brings rules is refused rather than half kept.
+ * The turn request is checked like any (sizes, names, schemas). The rules a confirmation brings go
+ * with its answer, and the session keeps them for later calls through either door.
  */
 import { ApiError } from '../lib/errors';
 import type { HarnessContentBlock } from '../protocol/harness-events';
@@ -14,10 +14,12 @@ import { turnRequestSchema, type InputMessage, type TurnRequest } from './turn-r
 export function turnRequestOf(body: HarnessRequest): TurnRequest {
   const messages: InputMessage[] = [];
   for (const { confirmed, toolCall, rules } of body.confirmResults ?? []) {
-    if (rules && rules.length > 0) {
-      throw new ApiError(400, 'rules_not_supported', 'Permission rules that last are not supported yet: confirm each call without rules.');
-    }
-    messages.push(confirmed ? { role: 'tool_permission', toolCallId: toolCall.id, granted: true, input: toolCall.input } : { role: 'tool_permission', toolCallId: toolCall.id, granted: false });
+    const kept = rules && rules.length > 0 ? { rules } : {};
+    messages.push(
+      confirmed
+        ? { role: 'tool_permission', toolCallId: toolCall.id, granted: true, input: toolCall.input, ...kept }
+        : { role: 'tool_permission', toolCallId: toolCall.id, granted: false, ...kept },
+    );
   }
   for (const result of body.toolResults ?? []) {
     messages.push({

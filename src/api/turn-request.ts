@@ -2,6 +2,7 @@
 import { z } from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';
+import { permissionRuleSchema } from '../tools/permission-rules';
 
 // What a request may bring is bounded; what the history holds is not (a model's answer, a tool's
 // result can be longer), so the stored shapes of `content.ts` carry no limits.
@@ -50,6 +51,9 @@ export const toolPermissionSchema = z
     reason: z.string().max(2000).optional(),
     /** The arguments as the user edited them before granting; the call runs with these. */
     input: z.record(z.string(), z.unknown()).optional(),
+    /** A lasting permission rule the user adds with this answer (seed 001's rules; `rules` for several). */
+    rule: permissionRuleSchema.optional(),
+    rules: z.array(permissionRuleSchema).max(20).optional(),
   })
   .refine((answer) => answer.granted || answer.input === undefined, { message: 'Only a granted call takes edited input.', path: ['input'] });
 

@@ -32,6 +32,9 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
   const executing = new Set<string>();
   const names = new Map<string, string>();
   let pending: PendingToolCall[] = [];
+  /** The current step's calls, and those a permission rule denied. */
+  let stepCalls: ToolUseBlock[] = [];
+  const stepDenied = new Set<string>();
   let lastMessage: AssistantMessage | undefined;
   let callSeconds = 0;
 
@@ -74,6 +77,7 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
         else externals.push(externalOf(event.toolCallId, event.name, event.answer));
         return [];
       case 'tool-execution-end': {
+        if (event.state === 'denied') stepDenied.add(event.toolCallId);
         const events = toolResult(event.toolCallId, event.name, event.content, event.state);
         if (answering && event.state === 'denied') {
           held.push(...events);
@@ -168,9 +172,18 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
       case 'input-message':
       case 'step-start':
         return endAnswers();
-      case 'step-end':
-      case 'model-call-retry':
       case 'tool-call':
+        stepCalls.push({ id: event.toolCallId, name: event.name, input: event.input, content: null, metadata: {}, state: 'finished' });
+        return [];
+      case 'step-end': {
+        // Every call of the step's batch refused by the session's rules.
+        const denied = stepCalls.length > 0 && stepCalls.every((call) => stepDenied.has(call.id));
+        const events = denied ? [make('ALL_TOOLS_DENIED', { deniedToolCalls: stepCalls })] : [];
+        stepCalls = [];
+        stepDenied.clear();
+        return events;
+      }
+      case 'model-call-retry':
         return [];
       default:
         return assertNever(event);
@@ -180,7 +193,7 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
 }
 
 function confirmOf(id: string, name: string, input: Record<string, unknown>, answer: Extract<ToolAnswer, { kind: 'permission' }>): ConfirmResult {
-  return { confirmed: answer.granted, toolCall: { id, name, input, content: null, metadata: {}, state: 'asking' }, rules: null };
+  return { confirmed: answer.granted, toolCall: { id, name, input, content: null, metadata: {}, state: 'asking' }, rules: answer.rules ?? null };
 }
 
 function externalOf(id: string, name: string, answer: Extract<ToolAnswer, { kind: 'result' }>): ToolResultBlock {

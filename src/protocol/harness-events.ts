@@ -5,6 +5,7 @@
  * output is typed by them, and the tests parse every event the Worker sends with them.
  */
 import { z } from '../lib/zod';
+import { permissionRuleSchema } from '../tools/permission-rules';
 
 const common = {
   id: z.string().regex(/^[0-9a-f]{32}$/),
@@ -62,13 +63,6 @@ export const toolResultBlockSchema = z.strictObject({
   output: z.array(harnessContentBlockSchema),
   metadata: z.record(z.string(), z.unknown()),
   state: toolStateSchema,
-});
-
-export const permissionRuleSchema = z.strictObject({
-  tool_name: z.string().min(1),
-  rule_content: z.string(),
-  behavior: z.enum(['allow', 'deny', 'ask']),
-  source: z.string(),
 });
 
 export const confirmResultSchema = z.strictObject({

@@ -91,4 +91,15 @@ export const MIGRATIONS: string[][] = [
     // conversation on every run, and only what the session has not seen is new.
     `CREATE TABLE door_message_ids (id TEXT PRIMARY KEY) WITHOUT ROWID`,
   ],
+  [
+    // Lasting permission rules (seed 001's rules), applied to every later call of a server tool.
+    `CREATE TABLE permission_rules (
+       id INTEGER PRIMARY KEY AUTOINCREMENT,
+       tool_name TEXT NOT NULL,
+       rule_content TEXT NOT NULL,
+       behavior TEXT NOT NULL,
+       source TEXT NOT NULL,
+       created_at INTEGER NOT NULL
+     )`,
+  ],
 ];

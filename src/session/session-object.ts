@@ -211,6 +211,8 @@ export class SessionObject extends DurableObject<Env> {
     const model = resolveModel(args.model, config, { ai: this.env.AI });
 
     this.store.ensureCreated(args.sessionId);
+    // Rules the answers bring last: kept before the turn runs, so that its own calls obey them.
+    this.store.addRules(answers.flatMap(({ answer }) => (answer.kind === 'permission' ? (answer.rules ?? []) : [])));
     const turnId = newId('turn');
     this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
     const recorder = createTurnRecorder(this.store, this.turns, turnId);
@@ -248,6 +250,7 @@ export class SessionObject extends DurableObject<Env> {
       newId,
       now: Date.now,
       ...(args.sampling ? { sampling: args.sampling } : {}),
+      rules: this.store.rules(),
     })
       .then(
         (outcome) => outcome,

@@ -4,6 +4,7 @@
  */
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../api/content';
 import type { PendingToolCall, ToolExecution } from '../agent/events';
+import { permissionRuleSchema, type PermissionRule } from '../tools/permission-rules';
 import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import { z } from '../lib/zod';
 import type { Note, NotesStore } from '../tools/types';
@@ -186,6 +187,28 @@ export class SessionStore implements NotesStore {
   rememberMessageIds(ids: string[]): void {
     if (ids.length === 0) return;
     this.sql.exec(`INSERT OR IGNORE INTO door_message_ids (id) SELECT value FROM json_each(?)`, JSON.stringify(ids));
+  }
+
+  /** The session's lasting permission rules, oldest first (read back through their schema). */
+  rules(): PermissionRule[] {
+    if (!this.exists()) return [];
+    return this.sql
+      .exec<{ tool_name: string; rule_content: string; behavior: string; source: string }>(`SELECT tool_name, rule_content, behavior, source FROM permission_rules ORDER BY id`)
+      .toArray()
+      .map((row) => permissionRuleSchema.parse(row));
+  }
+
+  addRules(rules: PermissionRule[]): void {
+    for (const rule of rules) {
+      this.sql.exec(
+        `INSERT INTO permission_rules (tool_name, rule_content, behavior, source, created_at) VALUES (?, ?, ?, ?, ?)`,
+        rule.tool_name,
+        rule.rule_content,
+        rule.behavior,
+        rule.source,
+        this.now(),
+      );
+    }
   }
 
   hasToolCallId(id: string): boolean {

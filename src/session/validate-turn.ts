@@ -39,6 +39,7 @@ export function validateTurn(request: TurnRequest, pending: PendingToolCall[], b
             granted: message.granted,
             ...(message.reason ? { reason: message.reason } : {}),
             ...(message.input ? { input: message.input } : {}),
+            ...(message.rule || message.rules ? { rules: [...(message.rule ? [message.rule] : []), ...(message.rules ?? [])] } : {}),
           },
     );
   }

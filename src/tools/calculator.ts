@@ -11,6 +11,7 @@ export const calculatorTool: ServerTool<z.infer<typeof inputSchema>> = {
   description: 'Evaluates an arithmetic expression and returns the number.',
   trust: true,
   inputSchema,
+  permissionSubject: (input) => String(input.expression ?? ''),
   async execute({ expression }) {
     const value = evaluateExpression(expression);
     // Round away binary noise (0.1 + 0.2) without hiding real precision.

@@ -10,6 +10,7 @@ export const currentTimeTool: ServerTool<z.infer<typeof inputSchema>> = {
   description: 'Returns the current date and time in ISO-8601, in UTC or in the given IANA time zone.',
   trust: true,
   inputSchema,
+  permissionSubject: (input) => String(input.timezone ?? ''),
   async execute({ timezone }, context) {
     const now = context.now();
     if (!timezone || timezone === 'UTC') return now.toISOString();

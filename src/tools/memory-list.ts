@@ -8,6 +8,7 @@ export const memoryListTool: ServerTool<z.infer<typeof inputSchema>> = {
   description: "Lists the notes saved in this session's memory.",
   trust: true,
   inputSchema,
+  permissionSubject: () => '',
   async execute(_input, context) {
     const notes = context.notes.list();
     if (notes.length === 0) return 'No notes saved yet.';

@@ -9,6 +9,7 @@ export const memorySaveTool: ServerTool<z.infer<typeof inputSchema>> = {
   description: "Saves a note in this session's memory.",
   trust: false,
   inputSchema,
+  permissionSubject: (input) => String(input.text ?? ''),
   async execute({ text }, context) {
     const note = context.notes.save(text);
     return `Saved note ${note.id}.`;

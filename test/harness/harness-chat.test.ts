@@ -233,6 +233,56 @@ describe('POST /harness/chat', () => {
     expect(((await refused.json()) as any).error.code).toBe('model_not_allowed');
   });
 
+  it('keeps the rules a confirmation brings, and applies them to later calls through both doors', async () => {
+    const sessionId = newSessionId('harness');
+    const asked = await chat({ sessionId, userId: 'local', input: 'remember buy milk' });
+    const call = of(asked, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls[0];
+    const allow = { tool_name: 'memory_save', rule_content: 'buy *', behavior: 'allow', source: 'userSettings' };
+    const confirmed = await chat({ sessionId, userId: 'local', confirmResults: [{ confirmed: true, toolCall: call, rules: [allow] }] });
+    expect(of(confirmed, 'USER_CONFIRM_RESULT')[0]!.confirmResults[0].rules).toEqual([allow]);
+
+    // Allowed by the rule: no confirmation asked, here and on the turns API.
+    const later = await chat({ sessionId, userId: 'local', input: 'remember buy eggs' });
+    expect(of(later, 'REQUIRE_USER_CONFIRM')).toEqual([]);
+    expect(of(later, 'TOOL_RESULT_END')[0]).toMatchObject({ toolCallName: 'memory_save', state: 'success' });
+    const viaTurns = (await (await postTurn(sessionId, { messages: [user('remember buy bread')] })).json()) as any;
+    expect(viaTurns.stopReason).toBe('end_turn');
+    // Not matched by the rule: asked as before.
+    const other = await chat({ sessionId, userId: 'local', input: 'remember the door code' });
+    expect(of(other, 'REQUIRE_USER_CONFIRM')).toHaveLength(1);
+
+    // A deny rule, sent with a turns API answer (`rule`), refuses later calls outright; ask makes a trusted tool ask.
+    const pendingId = of(other, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls[0].id;
+    const denyRule = { tool_name: 'calculator', rule_content: '*', behavior: 'deny', source: 'session' };
+    const answered = await postTurn(sessionId, { messages: [{ role: 'tool_permission', toolCallId: pendingId, granted: false, rule: denyRule }] });
+    expect(answered.status).toBe(200);
+    await answered.json();
+    const refused = await chat({ sessionId, userId: 'local', input: 'calculate 1+1' });
+    expect(of(refused, 'TOOL_RESULT_END')[0]).toMatchObject({ toolCallName: 'calculator', state: 'denied' });
+    expect(of(refused, 'ALL_TOOLS_DENIED')[0]!.deniedToolCalls).toEqual([expect.objectContaining({ name: 'calculator', input: { expression: '1+1' } })]);
+    expect(of(refused, 'REQUIRE_USER_CONFIRM')).toEqual([]);
+    const pending = of(await chat({ sessionId, userId: 'local', input: 'remember the pin' }), 'REQUIRE_USER_CONFIRM')[0]!.toolCalls[0];
+    const ask = { tool_name: 'current_time', rule_content: '*', behavior: 'ask', source: 'session' };
+    await chat({ sessionId, userId: 'local', confirmResults: [{ confirmed: false, toolCall: pending, rules: [ask] }] });
+    const askTime = await chat({ sessionId, userId: 'local', input: 'what time is it' });
+    expect(of(askTime, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls.map((c: Event) => c.name)).toEqual(['current_time']);
+  });
+
+  it('refuses a rule that is not one, with the session unchanged', async () => {
+    const sessionId = newSessionId('harness');
+    const asked = await chat({ sessionId, userId: 'local', input: 'remember x' });
+    const call = of(asked, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls[0];
+    const before = await history(sessionId);
+    const response = await post({ sessionId, userId: 'local', confirmResults: [{ confirmed: true, toolCall: call, rules: [{ tool_name: 'memory_save', rule_content: '*', behavior: 'maybe', source: 'x' }] }] });
+    expect(response.status).toBe(400);
+    await response.body?.cancel();
+    expect(await history(sessionId)).toEqual(before);
+    const still = await chat({ sessionId, userId: 'local', confirmResults: [{ confirmed: false, toolCall: call, rules: null }] });
+    expect(of(still, 'USER_CONFIRM_RESULT')).toHaveLength(1);
+    const again = await chat({ sessionId, userId: 'local', input: 'remember y' });
+    expect(of(again, 'REQUIRE_USER_CONFIRM')).toHaveLength(1);
+  });
+
   it('shares the permission model with the turns API: tool_permission may carry edited input (granted only)', async () => {
     const sessionId = newSessionId('harness');
     const asked = (await (await postTurn(sessionId, { messages: [user('remember buy tea')] })).json()) as any;
@@ -266,7 +316,6 @@ describe('POST /harness/chat', () => {
       ['an unknown field', { sessionId: 'X', userId: 'local', input: 'hi', extra: 1 }, 'invalid_request'],
       ['a bad temperature', { sessionId: 'X', userId: 'local', input: 'hi', chatModel: { temperature: 5 } }, 'invalid_request'],
       ['a confirmation of no pending call', { sessionId: 'X', userId: 'local', confirmResults: [{ confirmed: true, toolCall: { id: 'nope', name: 'x', input: {}, content: null, metadata: {}, state: 'asking' }, rules: null }] }, 'unknown_tool_call'],
-      ['rules (not taken yet)', { sessionId: 'X', userId: 'local', confirmResults: [{ confirmed: true, toolCall: { id: 'nope', name: 'x', input: {}, content: null, metadata: {}, state: 'asking' }, rules: [{ tool_name: 'x', rule_content: '*', behavior: 'allow', source: 'userSettings' }] }] }, 'rules_not_supported'],
       ['text that is not JSON', '{nope', 'invalid_json'],
     ];
     it.each(cases)('%s', async (_name, body, code) => {

@@ -118,6 +118,8 @@ export type AgentEvent =
   | { type: 'assistant-message'; message: AssistantMessage; finishReason: MessageFinish; usage: Usage }
   | { type: 'tool-call'; toolCallId: string; name: string; input: Record<string, unknown>; execution: ToolExecution }
   | { type: 'tool-execution-start'; toolCallId: string; name: string; input: Record<string, unknown> }
+  /** A running tool's report of how far it has come (`progress`: a percentage). */
+  | { type: 'tool-progress'; toolCallId: string; name: string; input: Record<string, unknown>; progress: number; detail: string }
   | {
       type: 'tool-execution-end';
       toolCallId: string;

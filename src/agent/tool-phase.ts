@@ -65,7 +65,13 @@ async function execute(call: ServerCall, options: ToolPhaseOptions): Promise<Out
   try {
     if (options.signal.aborted) return { state: 'interrupted', content: INTERRUPTED_TEXT };
     const run = tool
-      .execute(parsed.data, { ...options.context, signal: controller.signal })
+      .execute(parsed.data, {
+        ...options.context,
+        signal: controller.signal,
+        progress: ({ progress, detail }) => {
+          if (!controller.signal.aborted) options.emit({ type: 'tool-progress', toolCallId: call.toolCallId, name: call.name, input: call.input, progress, detail });
+        },
+      })
       .then((content): Outcome => ({ state: 'success', content }));
     return await Promise.race([run, interrupted]);
   } catch (error) {

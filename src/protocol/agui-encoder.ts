@@ -67,6 +67,8 @@ export function createAguiEncoder(run: { threadId: string; runId: string }): Wir
           return [{ type: 'TOOL_CALL_END', toolCallId: event.toolCallId }];
         case 'tool-execution-end':
           return [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${event.toolCallId}`, toolCallId: event.toolCallId, content: aguiContent(event.content), role: 'tool' }];
+        case 'tool-progress':
+          return [{ type: 'CUSTOM', name: 'task_progress', value: { toolCallId: event.toolCallId, toolName: event.name, progress: event.progress, detail: event.detail } }];
         case 'turn-suspend':
           pending = event.pending;
           return [];

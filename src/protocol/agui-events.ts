@@ -45,4 +45,5 @@ export type AguiEvent =
   | { type: 'TOOL_CALL_START'; toolCallId: string; toolCallName: string; parentMessageId: string }
   | { type: 'TOOL_CALL_ARGS'; toolCallId: string; delta: string }
   | { type: 'TOOL_CALL_END'; toolCallId: string }
-  | { type: 'TOOL_CALL_RESULT'; messageId: string; toolCallId: string; content: string | AguiContentPart[]; role: 'tool' };
+  | { type: 'TOOL_CALL_RESULT'; messageId: string; toolCallId: string; content: string | AguiContentPart[]; role: 'tool' }
+  | { type: 'CUSTOM'; name: string; value: unknown };

@@ -16,6 +16,9 @@ import { assertNever } from '../lib/assert-never';
 import type { WireEncoder } from './encoder';
 import type { ConfirmResult, GenerateReason, HarnessContentBlock, HarnessEvent, HarnessUsage, ToolResultBlock, ToolUseBlock } from './harness-events';
 
+/** Base64 characters per DATA_BLOCK_DELTA (a multiple of 4, so each slice decodes on its own). */
+const DATA_SLICE = 16_384;
+
 type Body<Type extends HarnessEvent['type']> = Omit<Extract<HarnessEvent, { type: Type }>, 'type' | 'id' | 'createdAt'>;
 
 export type HarnessRun = { sessionId: string; agentName?: string; now: () => number };
@@ -36,6 +39,8 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
   let stepCalls: ToolUseBlock[] = [];
   const stepDenied = new Set<string>();
   let lastMessage: AssistantMessage | undefined;
+  /** Images the run's tools made: pushed to the user as data blocks with the final answer. */
+  const images: Extract<HarnessContentBlock, { type: 'data' }>[] = [];
   let callSeconds = 0;
 
   const make = <Type extends HarnessEvent['type']>(type: Type, body: Body<Type>): HarnessEvent =>
@@ -78,6 +83,11 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
         return [];
       case 'tool-execution-end': {
         if (event.state === 'denied') stepDenied.add(event.toolCallId);
+        if (typeof event.content !== 'string') {
+          event.content.forEach((block, index) => {
+            if (block.type === 'image' && 'data' in block) images.push(dataBlock(block, `${event.toolCallId}-${index}`) as Extract<HarnessContentBlock, { type: 'data' }>);
+          });
+        }
         const events = toolResult(event.toolCallId, event.name, event.content, event.state);
         if (answering && event.state === 'denied') {
           held.push(...events);
@@ -90,6 +100,13 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
         return [...endAnswers(), make('TOOL_RESULT_START', { replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
       case 'model-call-start':
         return [...endAnswers(), make('MODEL_CALL_START', { replyId })];
+      case 'tool-progress':
+        return [
+          make('CUSTOM', {
+            name: 'task_progress',
+            value: { taskId: event.toolCallId, toolCallName: event.name, progress: event.progress, status: 'RUNNING', detail: event.detail },
+          }),
+        ];
       case 'model-call-end':
         callSeconds += event.durationMs / 1000;
         return [make('MODEL_CALL_END', { replyId, usage: harnessUsage(event.usage, event.durationMs / 1000) })];
@@ -150,6 +167,17 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
           reason = 'INTERRUPTED';
           events.push(make('REQUEST_STOP', { reason: event.error?.message ?? 'The run failed.', generateReason: 'INTERRUPTED' }));
         } else if (event.maxIterationsReached) reason = 'MAX_ITERATIONS';
+        // The images the tools made, to the user directly (seed 001's DATA_BLOCK_*), in base64 slices.
+        images.forEach((image, index) => {
+          const blockId = `data-${index + 1}`;
+          events.push(make('DATA_BLOCK_START', { replyId, blockId }));
+          if (image.source.type === 'base64') {
+            for (let at = 0; at < image.source.data.length; at += DATA_SLICE) {
+              events.push(make('DATA_BLOCK_DELTA', { replyId, blockId, delta: image.source.data.slice(at, at + DATA_SLICE) }));
+            }
+          }
+          events.push(make('DATA_BLOCK_END', { replyId, blockId }));
+        });
         const at = run.now();
         const metadata: Record<string, unknown> = { agentscope_generate_reason: reason, stop_reason: event.stopReason };
         if (event.error) metadata.error = event.error;
@@ -159,7 +187,7 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
               id: uuidOf(idPrefix),
               name: run.agentName ?? 'assistant',
               role: 'ASSISTANT',
-              content: lastMessage ? contentOf(lastMessage) : [],
+              content: [...(lastMessage ? contentOf(lastMessage) : []), ...images],
               metadata: metadata as { agentscope_generate_reason: GenerateReason },
               timestamp: msgTimestamp(at),
               usage: harnessUsage(sumCalls(event.modelCalls), callSeconds),

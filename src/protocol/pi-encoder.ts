@@ -187,6 +187,16 @@ export function createPiEncoder(): WireEncoder<PiAgentEvent> {
       case 'tool-call':
         stepCalls.push(event.toolCallId);
         return [];
+      case 'tool-progress':
+        return [
+          {
+            type: 'tool_execution_update',
+            toolCallId: event.toolCallId,
+            toolName: event.name,
+            args: event.input,
+            partialResult: { content: [{ type: 'text', text: event.detail }], details: { progress: event.progress } },
+          },
+        ];
       case 'tool-execution-start':
         executing.add(event.toolCallId);
         return [{ type: 'tool_execution_start', toolCallId: event.toolCallId, toolName: event.name, args: event.input }];

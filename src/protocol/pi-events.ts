@@ -66,6 +66,7 @@ export type PiAgentEvent =
   | { type: 'message_update'; message: PiAssistantMessage; assistantMessageEvent: PiAssistantMessageEvent }
   | { type: 'message_end'; message: PiMessage }
   | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: Record<string, unknown> }
+  | { type: 'tool_execution_update'; toolCallId: string; toolName: string; args: Record<string, unknown>; partialResult: PiToolResult }
   | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: PiToolResult; isError: boolean };
 
 /**

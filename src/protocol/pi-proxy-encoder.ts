@@ -64,6 +64,7 @@ export function createPiProxyEncoder(): WireEncoder<PiProxyEvent> {
         case 'assistant-message':
         case 'tool-call':
         case 'tool-execution-start':
+        case 'tool-progress':
         case 'tool-execution-end':
         case 'iteration-limit':
         case 'turn-suspend':

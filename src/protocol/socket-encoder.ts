@@ -159,6 +159,7 @@ export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<
         case 'tool-input-end':
         case 'tool-call':
         case 'tool-execution-start':
+        case 'tool-progress':
         case 'turn-suspend':
           return [];
         default:

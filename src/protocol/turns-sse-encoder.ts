@@ -61,6 +61,7 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
         case 'tool-input-end':
         case 'assistant-message':
         case 'tool-execution-start':
+        case 'tool-progress':
         case 'iteration-limit':
         case 'turn-suspend':
           return [];

@@ -58,6 +58,7 @@ export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId
       case 'tool-input-delta':
       case 'tool-input-end':
       case 'tool-execution-start':
+      case 'tool-progress':
       case 'iteration-limit':
       case 'turn-suspend':
         return;

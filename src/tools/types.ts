@@ -13,10 +13,15 @@ export interface NotesStore {
   list(): Note[];
 }
 
+/** How far a long-running tool has come: a percentage, and a line for the user. */
+export type ToolProgress = { progress: number; detail: string };
+
 export type ToolContext = {
   signal: AbortSignal;
   now: () => Date;
   notes: NotesStore;
+  /** Reports progress while the tool runs (given by the loop to each call). */
+  progress?: (update: ToolProgress) => void;
 };
 
 export interface ServerTool<Input = unknown> {

@@ -296,6 +296,33 @@ describe('POST /harness/chat', () => {
     expect(of(notes, 'TOOL_RESULT_TEXT_DELTA')[0]!.delta).toContain('buy green tea');
   });
 
+  it('tells a long-running tool’s progress as CUSTOM task_progress, between its TOOL_RESULT_START and END', async () => {
+    const events = await chat({ sessionId: newSessionId('harness'), userId: 'local', input: 'count to 3' });
+    const names = types(events);
+    const start = names.indexOf('TOOL_RESULT_START');
+    expect(names.slice(start, start + 6)).toEqual(['TOOL_RESULT_START', 'CUSTOM', 'CUSTOM', 'CUSTOM', 'TOOL_RESULT_TEXT_DELTA', 'TOOL_RESULT_END']);
+    const progress = of(events, 'CUSTOM');
+    expect(progress.map((event) => event.name)).toEqual(['task_progress', 'task_progress', 'task_progress']);
+    expect(progress.map((event) => event.value.progress)).toEqual([33, 67, 100]);
+    expect(progress[2]!.value).toEqual({ taskId: expect.any(String), toolCallName: 'count_to', progress: 100, status: 'RUNNING', detail: 'Counted 3 of 3.' });
+  });
+
+  it('gives a tool’s image as TOOL_RESULT_DATA_DELTA, and to the user as DATA_BLOCK_* with the final answer', async () => {
+    const events = await chat({ sessionId: newSessionId('harness'), userId: 'local', input: 'chart 3, 5, 2' });
+    const data = of(events, 'TOOL_RESULT_DATA_DELTA')[0]!;
+    expect(data).toMatchObject({ toolCallName: 'render_chart', data: { type: 'data', source: { type: 'base64', media_type: 'image/png' }, name: expect.stringMatching(/\.png$/) } });
+    const png = Uint8Array.from(atob(data.data.source.data), (char) => char.charCodeAt(0));
+    expect([...png.slice(1, 4)].map((byte) => String.fromCharCode(byte)).join('')).toBe('PNG');
+    expect(new DataView(png.buffer).getUint32(16)).toBe(240); // IHDR width
+    expect(of(events, 'TOOL_RESULT_TEXT_DELTA')[0]!.delta).toBe('A bar chart of 3 values, from 2 to 5.');
+
+    const names = types(events);
+    expect(names.slice(-5)).toEqual(['DATA_BLOCK_START', 'DATA_BLOCK_DELTA', 'DATA_BLOCK_END', 'AGENT_RESULT', 'AGENT_END']);
+    const sent = of(events, 'DATA_BLOCK_DELTA').map((event) => event.delta).join('');
+    expect(sent).toBe(data.data.source.data);
+    expect(events.at(-2)!.result.content.at(-1)).toEqual(data.data);
+  });
+
   it('keeps one history for both doors: begun here, continued on the turns API, and back', async () => {
     const sessionId = newSessionId('harness');
     await chat({ sessionId, userId: 'local', input: 'calculate 1+1' });

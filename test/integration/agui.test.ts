@@ -185,6 +185,14 @@ describe('POST /ag-ui', () => {
     expect(of(resumed, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toContain('Porto');
   });
 
+  it('tells a running tool’s progress as CUSTOM task_progress', async () => {
+    const all = await events(await run(newSessionId('agui'), [userMessage('count to 2')]));
+    expect(of(all, 'CUSTOM').map((e) => [e.name, e.value.progress])).toEqual([
+      ['task_progress', 50],
+      ['task_progress', 100],
+    ]);
+  });
+
   it('ends a failed turn with RUN_ERROR', async () => {
     const all = await events(await run(newSessionId('agui'), [userMessage('demo:error')]));
     expect(all.at(-1)).toEqual({ type: 'RUN_ERROR', message: expect.any(String), code: expect.any(String) });

@@ -212,6 +212,21 @@ describe('stream: "pi"', () => {
     expect(end.result.content[0].text).toContain('not that');
   });
 
+  it('tells a running tool’s progress as tool_execution_update', async () => {
+    const events = await piTurn(newSessionId('pi'), [user('count to 2')]);
+    const updates = events.filter((e) => e.event === 'tool_execution_update').map((e) => e.data);
+    expect(updates).toEqual([1, 2].map((step) => ({
+      type: 'tool_execution_update',
+      toolCallId: expect.any(String),
+      toolName: 'count_to',
+      args: { to: 2 },
+      partialResult: { content: [{ type: 'text', text: `Counted ${step} of 2.` }], details: { progress: step * 50 } },
+    })));
+    const names = events.map((e) => e.event);
+    expect(names.indexOf('tool_execution_start')).toBeLessThan(names.indexOf('tool_execution_update'));
+    expect(names.lastIndexOf('tool_execution_update')).toBeLessThan(names.indexOf('tool_execution_end'));
+  });
+
   it('maps each stop: a refusal and a failed call are errors with errorMessage', async () => {
     const refused = await piTurn(newSessionId('pi'), [user('demo:refuse')]);
     const refusal = refused.find((e) => e.event === 'turn_end')!.data.message;

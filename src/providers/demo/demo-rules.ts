@@ -54,6 +54,12 @@ function callForClause(clause: string): DemoToolCall | undefined {
   const math = /^(?:calculate|compute|what is|what's)\s+(.+?)\??$/i.exec(clause);
   if (math?.[1] && ARITHMETIC.test(math[1])) return { name: 'calculator', input: { expression: math[1].trim() } };
 
+  const count = /^count to (\d{1,2})$/i.exec(clause);
+  if (count?.[1]) return { name: 'count_to', input: { to: Number(count[1]) } };
+
+  const chart = /^(?:draw a |plot a |)chart(?: of)?\s*:?\s+(-?[\d.]+(?:\s*,\s*-?[\d.]+)*)$/i.exec(clause);
+  if (chart?.[1]) return { name: 'render_chart', input: { values: chart[1].split(',').map((value) => Number(value.trim())) } };
+
   const remember = /^(?:remember|save a note|note)\s*:?\s+(.+)$/i.exec(clause);
   if (remember?.[1]) return { name: 'memory_save', input: { text: remember[1].trim() } };
 
@@ -80,7 +86,7 @@ function introduction(text: string): string {
   const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return (
     `You said: "${quoted}". I am the demo model, not a language model: I follow fixed rules. ` +
-    'Try "calculate (2+3)*4", "what time is it in Asia/Tokyo", "remember buy milk", "list notes", ' +
+    'Try "calculate (2+3)*4", "what time is it in Asia/Tokyo", "remember buy milk", "list notes", "count to 5", "chart 3, 5, 2", ' +
     'or "call <tool> {json}" for a tool of your own.'
   );
 }

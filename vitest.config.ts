@@ -38,6 +38,8 @@ export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bin
         RATE_LIMIT_PER_MINUTE: '0',
         // Small windows for the context tests; every other model keeps its own.
         MODEL_CONTEXT_TOKENS: 'openai:script/echo=3000,openai:script/overflow=3000,demo:small=2000',
+        // A model whose turns stop once they have spent a few tokens, for the budget's tests.
+        TURN_TOKEN_BUDGET: 'demo:budget=20',
         TOOL_RESULT_MAX_CHARS: '2000',
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),

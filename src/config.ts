@@ -29,6 +29,12 @@ function parseJson(value: unknown): unknown {
   }
 }
 
+/** A number of tokens for every model, or `provider:model=tokens` pairs. */
+const tokensByModel = z
+  .string()
+  .regex(/^(\d+|[a-z0-9-]+:[^=,]+=\d+(,[a-z0-9-]+:[^=,]+=\d+)*)$/, { message: 'write a number of tokens, or provider:model=tokens pairs separated by commas' })
+  .optional();
+
 const configSchema = z.object({
   MODEL: modelIdSchema.default(DEMO_MODEL_ID),
   MODELS: z.string().optional(),
@@ -46,10 +52,8 @@ const configSchema = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
   UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
-  MODEL_CONTEXT_TOKENS: z
-    .string()
-    .regex(/^(\d+|[a-z0-9-]+:[^=,]+=\d+(,[a-z0-9-]+:[^=,]+=\d+)*)$/, { message: 'write a number of tokens, or provider:model=tokens pairs separated by commas' })
-    .optional(),
+  MODEL_CONTEXT_TOKENS: tokensByModel,
+  TURN_TOKEN_BUDGET: tokensByModel,
   OUTPUT_RESERVE_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? undefined : Number(value)), z.number().int().min(1).optional()),
   COMPACTION_THRESHOLD: z.preprocess((value) => (value === undefined || value === '' ? 0.8 : Number(value)), z.number().min(0.1).max(0.95)),
   TOOL_RESULT_MAX_CHARS: positiveInt(20_000, 10_000_000),
@@ -97,6 +101,11 @@ export type Config = {
   titles: boolean;
   /** What the chat socket shows of each tool (seed 003's visibility flags), all by default. */
   toolVisibility: (toolName: string) => ToolVisibility;
+  /**
+   * The tokens (input and output, summed over its model calls) a turn may spend before it stops to
+   * ask for the go-ahead (seed 001's REQUEST_STOP), for a model; undefined: no budget.
+   */
+  turnTokenBudget: (modelId: string) => number | undefined;
   /** The MCP servers whose tools are offered, if any. */
   mcp?: McpSettings;
 };
@@ -141,6 +150,7 @@ function parseConfig(env: Env): Config {
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    turnTokenBudget: budgetFor(parseWindows(vars.TURN_TOKEN_BUDGET)),
     corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
     titles: vars.TITLES === 'on',
     toolVisibility: (name) => ({ ...ALL_VISIBLE, ...vars.TOOL_VISIBILITY?.[name] }),
@@ -169,7 +179,15 @@ function parseConfig(env: Env): Config {
   return config;
 }
 
-/** `MODEL_CONTEXT_TOKENS`: one number for every model, or `provider:model=tokens` pairs. */
+/** A budget per model from the same `number | provider:model=tokens` form; 0 is no budget. */
+function budgetFor(budgets: ContextSettings['windowOverride']): (modelId: string) => number | undefined {
+  return (modelId) => {
+    const budget = budgets.byModel[modelId] ?? budgets.all;
+    return budget ? budget : undefined;
+  };
+}
+
+/** `MODEL_CONTEXT_TOKENS` (and `TURN_TOKEN_BUDGET`): one number for every model, or `provider:model=tokens` pairs. */
 function parseWindows(value: string | undefined): ContextSettings['windowOverride'] {
   if (!value) return { byModel: {} };
   if (/^\d+$/.test(value)) return { all: Number(value), byModel: {} };

@@ -54,6 +54,8 @@ export type TurnDeps = {
   sampling?: { temperature?: number };
   /** The session's lasting permission rules, applied to every call of a server tool. */
   rules?: PermissionRule[];
+  /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
+  tokenBudget?: number;
 };
 
 export type TurnOutcome = {
@@ -166,6 +168,14 @@ class Turn {
   private async runSteps(): Promise<TurnOutcome> {
     for (let step = 1; ; step++) {
       if (this.deps.signal.aborted) return this.cancelled();
+      // A spent budget stops the turn between steps: the history is whole, and the next request goes on.
+      const spent = this.usage.inputTokens + this.usage.outputTokens;
+      if (step > 1 && this.deps.tokenBudget !== undefined && spent >= this.deps.tokenBudget) {
+        return this.stop('max_tokens', {
+          code: 'budget_spent',
+          message: `The turn spent its token budget (${spent} of ${this.deps.tokenBudget} tokens); send the next request to go on.`,
+        });
+      }
       const offerTools = step <= this.deps.maxIterations;
       if (!offerTools) {
         this.maxIterationsReached = true;

@@ -166,6 +166,10 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
         else if (event.stopReason === 'error') {
           reason = 'INTERRUPTED';
           events.push(make('REQUEST_STOP', { reason: event.error?.message ?? 'The run failed.', generateReason: 'INTERRUPTED' }));
+        } else if (event.error?.code === 'budget_spent') {
+          // A spent TURN_TOKEN_BUDGET: the run pauses; a next request with the same sessionId goes on.
+          reason = 'MIDDLEWARE_STOP_REQUESTED';
+          events.push(make('REQUEST_STOP', { reason: event.error.message, generateReason: 'MIDDLEWARE_STOP_REQUESTED' }));
         } else if (event.maxIterationsReached) reason = 'MAX_ITERATIONS';
         // The images the tools made, to the user directly (seed 001's DATA_BLOCK_*), in base64 slices.
         images.forEach((image, index) => {

@@ -251,6 +251,7 @@ export class SessionObject extends DurableObject<Env> {
       now: Date.now,
       ...(args.sampling ? { sampling: args.sampling } : {}),
       rules: this.store.rules(),
+      ...(config.turnTokenBudget(model.id) !== undefined ? { tokenBudget: config.turnTokenBudget(model.id) } : {}),
     })
       .then(
         (outcome) => outcome,

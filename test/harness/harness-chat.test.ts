@@ -323,6 +323,20 @@ describe('POST /harness/chat', () => {
     expect(events.at(-2)!.result.content.at(-1)).toEqual(data.data);
   });
 
+  it('stops a run that spent TURN_TOKEN_BUDGET with REQUEST_STOP, and the next request with the session goes on', async () => {
+    const sessionId = newSessionId('harness');
+    const stopped = await chat({ sessionId, userId: 'local', input: 'calculate 2+2', chatModel: { name: 'demo:budget' } });
+    // The first call and its tool ran; the second call waits for the next request.
+    expect(of(stopped, 'MODEL_CALL_START')).toHaveLength(1);
+    expect(of(stopped, 'TOOL_RESULT_END')[0]).toMatchObject({ state: 'success' });
+    expect(types(stopped).slice(-3)).toEqual(['REQUEST_STOP', 'AGENT_RESULT', 'AGENT_END']);
+    expect(of(stopped, 'REQUEST_STOP')[0]).toMatchObject({ generateReason: 'MIDDLEWARE_STOP_REQUESTED', reason: expect.stringContaining('token budget') });
+    expect(stopped.at(-2)!.result.metadata.agentscope_generate_reason).toBe('MIDDLEWARE_STOP_REQUESTED');
+    const resumed = await chat({ sessionId, userId: 'local', input: 'go on' });
+    expect(types(resumed).at(-1)).toBe('AGENT_END');
+    expect((await history(sessionId)).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+  });
+
   it('keeps one history for both doors: begun here, continued on the turns API, and back', async () => {
     const sessionId = newSessionId('harness');
     await chat({ sessionId, userId: 'local', input: 'calculate 1+1' });

@@ -78,6 +78,7 @@ export function upstreamModels(): string[] {
     ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
     ...['text', 'native-tool', 'openai-tools', 'client-tool', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
     'demo:small',
+    'demo:budget',
   ];
 }
 

@@ -337,6 +337,16 @@ describe('POST /harness/chat', () => {
     expect((await history(sessionId)).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
   });
 
+  it('gives an out-of-band note as HINT_BLOCK: the history was summarised to fit the context window', async () => {
+    const sessionId = newSessionId('harness');
+    let hints: Event[] = [];
+    for (let index = 0; index < 40 && hints.length === 0; index++) {
+      const events = await chat({ sessionId, userId: 'local', input: `message ${index}: ${'lorem ipsum '.repeat(15)}`, chatModel: { name: 'demo:small' } });
+      hints = of(events, 'HINT_BLOCK');
+    }
+    expect(hints[0]).toMatchObject({ hintSource: 'system', hint: expect.stringMatching(/^\d+ earlier messages were summarised/), blockId: expect.any(String) });
+  });
+
   it('keeps one history for both doors: begun here, continued on the turns API, and back', async () => {
     const sessionId = newSessionId('harness');
     await chat({ sessionId, userId: 'local', input: 'calculate 1+1' });

@@ -118,6 +118,13 @@ export type AgentEvent =
   | { type: 'assistant-message'; message: AssistantMessage; finishReason: MessageFinish; usage: Usage }
   | { type: 'tool-call'; toolCallId: string; name: string; input: Record<string, unknown>; execution: ToolExecution }
   | { type: 'tool-execution-start'; toolCallId: string; name: string; input: Record<string, unknown> }
+  /**
+   * An event of a sub-agent a tool runs (`agent_spawn`), forwarded as it happens: `source` names it
+   * (`main/<agentId>`), `sessionId` is its own session.
+   */
+  | { type: 'subagent-event'; toolCallId: string; source: string; sessionId: string; event: AgentEvent }
+  /** A sub-agent's session, given to the user to open (`expose_to_user`). */
+  | { type: 'subagent-exposed'; toolCallId: string; subagentId: string; agentId: string; sessionId: string; label: string }
   /** A running tool's report of how far it has come (`progress`: a percentage). */
   | { type: 'tool-progress'; toolCallId: string; name: string; input: Record<string, unknown>; progress: number; detail: string }
   | {

@@ -6,7 +6,7 @@
 import type { ToolMessage, ToolResultContent } from '../api/content';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolError, type ToolContext } from '../tools/types';
-import type { Emit, ToolResultState } from './events';
+import type { AgentEvent, Emit, ToolResultState } from './events';
 
 export type ServerCall = {
   toolCallId: string;
@@ -70,6 +70,11 @@ async function execute(call: ServerCall, options: ToolPhaseOptions): Promise<Out
         signal: controller.signal,
         progress: ({ progress, detail }) => {
           if (!controller.signal.aborted) options.emit({ type: 'tool-progress', toolCallId: call.toolCallId, name: call.name, input: call.input, progress, detail });
+        },
+        report: (report) => {
+          if (controller.signal.aborted) return;
+          if (report.kind === 'exposed') options.emit({ type: 'subagent-exposed', toolCallId: call.toolCallId, subagentId: report.subagentId, agentId: report.agentId, sessionId: report.sessionId, label: report.label });
+          else options.emit({ type: 'subagent-event', toolCallId: call.toolCallId, source: report.source, sessionId: report.sessionId, event: report.event as AgentEvent });
         },
       })
       .then((content): Outcome => ({ state: 'success', content }));

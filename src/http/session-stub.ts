@@ -12,7 +12,7 @@ import type { SessionObject } from '../session/session-object';
  * "serializable" types and gives up (`never`) on fields typed `unknown` (tool inputs, error
  * details), though they are plain JSON values that structured clone carries as they are.
  */
-export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession'>;
+export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession'>;
 
 export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
   return env.SESSIONS.getByName(sessionObjectName(userId, sessionId)) as unknown as SessionRpc;

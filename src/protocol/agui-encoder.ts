@@ -95,6 +95,8 @@ export function createAguiEncoder(run: { threadId: string; runId: string }): Wir
         case 'tool-call':
         case 'tool-execution-start':
         case 'iteration-limit':
+        case 'subagent-event':
+        case 'subagent-exposed':
           return [];
         default:
           return assertNever(event);

@@ -21,7 +21,8 @@ const DATA_SLICE = 16_384;
 
 type Body<Type extends HarnessEvent['type']> = Omit<Extract<HarnessEvent, { type: Type }>, 'type' | 'id' | 'createdAt'>;
 
-export type HarnessRun = { sessionId: string; agentName?: string; now: () => number };
+/** `source`: set on every event (a sub-agent's, forwarded: `main/<agentId>`). */
+export type HarnessRun = { sessionId: string; agentName?: string; source?: string; now: () => number };
 
 export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent> {
   let replyId = '';
@@ -44,7 +45,15 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
   let callSeconds = 0;
 
   const make = <Type extends HarnessEvent['type']>(type: Type, body: Body<Type>): HarnessEvent =>
-    ({ type, id: `${idPrefix}${(counter++).toString(16).padStart(8, '0')}`, createdAt: microseconds(run.now()), ...body }) as unknown as HarnessEvent;
+    ({
+      type,
+      id: `${idPrefix}${(counter++).toString(16).padStart(8, '0')}`,
+      createdAt: microseconds(run.now()),
+      ...(run.source ? { source: run.source } : {}),
+      ...body,
+    }) as unknown as HarnessEvent;
+  /** Each sub-agent's events, told by an encoder of their own with their source. */
+  const subagents = new Map<string, WireEncoder<HarnessEvent>>();
 
   const toolResult = (toolCallId: string, name: string, content: ToolResultContent, state: ToolResultBlock['state']): HarnessEvent[] => {
     const events: HarnessEvent[] = executing.delete(toolCallId) ? [] : [make('TOOL_RESULT_START', { replyId, toolCallId, toolCallName: name })];
@@ -217,6 +226,16 @@ export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent>
       }
       case 'model-call-retry':
         return [];
+      case 'subagent-event': {
+        let encoder = subagents.get(event.sessionId);
+        if (!encoder) {
+          encoder = createHarnessEncoder({ sessionId: event.sessionId, agentName: event.source.split('/').pop() ?? 'subagent', source: event.source, now: run.now });
+          subagents.set(event.sessionId, encoder);
+        }
+        return encoder.encode(event.event);
+      }
+      case 'subagent-exposed':
+        return [make('SUBAGENT_EXPOSED', { subagentId: event.subagentId, agentId: event.agentId, sessionId: event.sessionId, label: event.label })];
       default:
         return assertNever(event);
     }

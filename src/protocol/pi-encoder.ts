@@ -234,6 +234,8 @@ export function createPiEncoder(): WireEncoder<PiAgentEvent> {
       case 'model-call-retry':
       case 'iteration-limit':
       case 'turn-suspend':
+      case 'subagent-event':
+      case 'subagent-exposed':
         return [];
       default:
         return assertNever(event);

@@ -65,6 +65,8 @@ export function createPiProxyEncoder(): WireEncoder<PiProxyEvent> {
         case 'tool-call':
         case 'tool-execution-start':
         case 'tool-progress':
+        case 'subagent-event':
+        case 'subagent-exposed':
         case 'tool-execution-end':
         case 'iteration-limit':
         case 'turn-suspend':

@@ -160,6 +160,8 @@ export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<
         case 'tool-call':
         case 'tool-execution-start':
         case 'tool-progress':
+        case 'subagent-event':
+        case 'subagent-exposed':
         case 'turn-suspend':
           return [];
         default:

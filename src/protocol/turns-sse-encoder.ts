@@ -62,6 +62,8 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
         case 'assistant-message':
         case 'tool-execution-start':
         case 'tool-progress':
+        case 'subagent-event':
+        case 'subagent-exposed':
         case 'iteration-limit':
         case 'turn-suspend':
           return [];

@@ -48,6 +48,15 @@ export function harnessFollower(sessionId: string, format: HarnessFormat): Follo
   return sseFollower(typedSse(createHarnessEncoder({ sessionId, now: Date.now })), 0, harnessFraming(format));
 }
 
+/**
+ * The follower of a sub-agent's run, for the session that spawned it: the internal events
+ * themselves, one JSON line each (a stream between two of this service's objects, not a wire format).
+ */
+export function eventsFollower(): Follower {
+  const lines: WireEncoder<SseItem> = { encode: (event) => [{ event: event.type, data: event }] };
+  return sseFollower(lines, 0, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' });
+}
+
 function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
   const sse = createSseStream(framing ? { framing } : {});

@@ -13,6 +13,7 @@ import { makeTitle } from '../agent/title';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
 import type { MessagesQuery } from '../api/messages-query';
+import type { AssistantMessage } from '../api/content';
 import { sseModeSchema, type SseMode, type StreamMode, type TurnRequest } from '../api/turn-request';
 import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
@@ -26,12 +27,14 @@ import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { resolveModel } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
 import { checkToolNames } from '../api/tool-names';
-import { DEFAULT_TOOLS, defaultTools } from '../tools/default-tools';
+import { DEFAULT_TOOLS, defaultTools, SUBAGENT_TOOLS, subagentTools } from '../tools/default-tools';
+import { ToolError, type SubagentRunner } from '../tools/types';
+import { sessionObjectName, type SessionRpc } from '../http/session-stub';
 import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { aguiTurn, type AguiTurn } from './agui-door';
-import { aguiFollower, createFollower, harnessFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
+import { aguiFollower, createFollower, eventsFollower, harnessFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
 import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
 import { SocketStore } from './socket-store';
 import { SessionStore, type SessionSummary } from './store';
@@ -238,7 +241,7 @@ export class SessionObject extends DurableObject<Env> {
     const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
       model,
       tools: args.tools.registry,
-      toolContext: { now: () => new Date(), notes: this.store },
+      toolContext: { now: () => new Date(), notes: this.store, subagents: this.subagentRunner(args.sessionId, model.id) },
       emit,
       signal: controller.signal,
       systemPrompt: config.systemPrompt,
@@ -294,13 +297,65 @@ export class SessionObject extends DurableObject<Env> {
    * The server tools for a turn: the built-in ones, and the tools of the deployment's MCP servers
    * (their lists kept by this session's toolbox for `MCP_LIST_TTL_SECONDS`).
    */
-  private async turnTools(config: Config): Promise<Toolset> {
-    if (!config.mcp) return { registry: defaultTools, close: async () => {} };
+  private async turnTools(config: Config, subagent = false): Promise<Toolset> {
+    if (!config.mcp) return { registry: subagent ? subagentTools : defaultTools, close: async () => {} };
     // Loaded on first use: a deployment without MCP servers never evaluates the MCP client.
     const { McpToolbox } = await import('../tools/mcp/mcp-toolbox');
     this.mcp ??= new McpToolbox(config.mcp);
     const turn = await this.mcp.forTurn();
-    return { registry: createToolRegistry([...DEFAULT_TOOLS, ...turn.tools]), close: () => turn.close() };
+    return { registry: createToolRegistry([...(subagent ? SUBAGENT_TOOLS : DEFAULT_TOOLS), ...turn.tools]), close: () => turn.close() };
+  }
+
+  /**
+   * A sub-agent's run in this session (`agent_spawn` of another session): the task as its user
+   * message, the server tools but `agent_spawn`, and its internal events streamed back as they happen.
+   */
+  async runSubagent(args: { sessionId: string; task: string; model: string }): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
+    return guard(async () => {
+      const tools = await this.turnTools(readConfig(this.env), true);
+      const first = eventsFollower();
+      const request: TurnRequest = { messages: [{ role: 'user', content: args.task }], stream: 'none' };
+      this.startChecked({ sessionId: args.sessionId, request, model: args.model, first, tools });
+      const started = await first.result();
+      if (started.kind !== 'sse') throw new Error('an events follower gave no stream');
+      return { body: started.body };
+    });
+  }
+
+  /**
+   * Runs sub-agents for this session's turns: each in a session of its own (same user, an id made
+   * from this one's), its events reported as they come, its last answer returned. A cancel of the
+   * calling turn cancels the sub-agent's.
+   */
+  private subagentRunner(sessionId: string, model: string): SubagentRunner {
+    return async (task, report) => {
+      const subagentId = newId('sub');
+      const childId = `${sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
+      const child = this.env.SESSIONS.getByName(sessionObjectName(userOf(this.ctx.id.name), childId)) as unknown as SessionRpc;
+      const started = await child.runSubagent({ sessionId: childId, task: task.task, model });
+      if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
+      let turnId: string | undefined;
+      const cancel = () => {
+        if (turnId) void child.cancelTurn(turnId).catch(() => {});
+      };
+      task.signal.addEventListener('abort', cancel, { once: true });
+      const outcome = { subagentId, sessionId: childId, text: '', stopReason: 'error' };
+      try {
+        for await (const event of eventLines(started.body)) {
+          if (event.type === 'turn-start') {
+            turnId = event.turnId;
+            // The session exists now: the user may open it.
+            if (task.exposeToUser) report({ kind: 'exposed', subagentId, agentId: task.agentId, sessionId: childId, label: task.agentId });
+          }
+          if (event.type === 'assistant-message') outcome.text = plainAssistantText(event.message);
+          if (event.type === 'turn-stop') outcome.stopReason = event.stopReason;
+          report({ kind: 'event', source: `main/${task.agentId}`, sessionId: childId, event });
+        }
+      } finally {
+        task.signal.removeEventListener('abort', cancel);
+      }
+      return outcome;
+    };
   }
 
   /** After a turn: answers staged on a socket while it ran may complete the set; a new session gets its title. */
@@ -554,6 +609,25 @@ export class SessionObject extends DurableObject<Env> {
       this.turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
     }
   }
+}
+
+/** The internal events of a sub-agent's stream: one JSON line each (written by `eventsFollower`). */
+async function* eventLines(body: ReadableStream<Uint8Array>): AsyncGenerator<AgentEvent> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as AgentEvent;
+  }
+}
+
+function plainAssistantText(message: AssistantMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 }
 
 /** The user of a session object: its name is `[userId, sessionId]` (see `http/session-stub.ts`). */

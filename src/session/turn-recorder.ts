@@ -59,6 +59,8 @@ export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId
       case 'tool-input-end':
       case 'tool-execution-start':
       case 'tool-progress':
+      case 'subagent-event':
+      case 'subagent-exposed':
       case 'iteration-limit':
       case 'turn-suspend':
         return;

@@ -1,4 +1,5 @@
-/** The default agent's server tools (CONTRACT section 3). */
+/** The default agent's server tools (CONTRACT section 3, and issue 6's additions). */
+import { agentSpawnTool } from './agent-spawn';
 import { calculatorTool } from './calculator';
 import { countToTool } from './count-to';
 import { currentTimeTool } from './current-time';
@@ -7,7 +8,12 @@ import { memorySaveTool } from './memory-save';
 import { createToolRegistry } from './registry';
 import { renderChartTool } from './render-chart';
 
-/** The four of CONTRACT section 3, and two that show progress and images (seed 001's CUSTOM, DATA_BLOCK). */
-export const DEFAULT_TOOLS = [calculatorTool, currentTimeTool, memorySaveTool, memoryListTool, countToTool, renderChartTool];
+/**
+ * The four of CONTRACT section 3, two that show progress and images (seed 001's CUSTOM and data
+ * events), and `agent_spawn` last. A sub-agent gets them all but `agent_spawn`: it cannot spawn.
+ */
+export const SUBAGENT_TOOLS = [calculatorTool, currentTimeTool, memorySaveTool, memoryListTool, countToTool, renderChartTool];
+export const DEFAULT_TOOLS = [...SUBAGENT_TOOLS, agentSpawnTool];
 
 export const defaultTools = createToolRegistry(DEFAULT_TOOLS);
+export const subagentTools = createToolRegistry(SUBAGENT_TOOLS);

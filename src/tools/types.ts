@@ -16,12 +16,32 @@ export interface NotesStore {
 /** How far a long-running tool has come: a percentage, and a line for the user. */
 export type ToolProgress = { progress: number; detail: string };
 
+/** A sub-agent's run, as `agent_spawn` asks for it. */
+export type SubagentTask = { agentId: string; task: string; exposeToUser: boolean; signal: AbortSignal };
+/** How a sub-agent's run ended: its session, its last answer, its stop reason. */
+export type SubagentOutcome = { subagentId: string; sessionId: string; text: string; stopReason: string };
+
+/**
+ * What a sub-agent's run reports while it goes: each of its internal events (forwarded with their
+ * source), and that it was made reachable by the user.
+ */
+export type SubagentReport =
+  | { kind: 'event'; source: string; sessionId: string; event: unknown }
+  | { kind: 'exposed'; subagentId: string; agentId: string; sessionId: string; label: string };
+
+/** Runs a sub-agent in a session of its own (given by the session's object; none where there is none). */
+export type SubagentRunner = (task: SubagentTask, report: (report: SubagentReport) => void) => Promise<SubagentOutcome>;
+
 export type ToolContext = {
   signal: AbortSignal;
   now: () => Date;
   notes: NotesStore;
   /** Reports progress while the tool runs (given by the loop to each call). */
   progress?: (update: ToolProgress) => void;
+  /** Runs sub-agents (`agent_spawn`). */
+  subagents?: SubagentRunner;
+  /** Reports a sub-agent's events (given by the loop to each call). */
+  report?: (report: SubagentReport) => void;
 };
 
 export interface ServerTool<Input = unknown> {

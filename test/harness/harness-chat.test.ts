@@ -347,6 +347,44 @@ describe('POST /harness/chat', () => {
     expect(hints[0]).toMatchObject({ hintSource: 'system', hint: expect.stringMatching(/^\d+ earlier messages were summarised/), blockId: expect.any(String) });
   });
 
+  it('runs a sub-agent (agent_spawn) in a session of its own: its events forwarded with their source, SUBAGENT_EXPOSED, the session reachable', async () => {
+    const sessionId = newSessionId('harness');
+    const events = await chat({ sessionId, userId: 'local', input: 'call agent_spawn {"agentId":"researcher","task":"calculate 2*3","expose_to_user":true}' });
+    const exposed = of(events, 'SUBAGENT_EXPOSED')[0]!;
+    expect(exposed).toEqual({
+      type: 'SUBAGENT_EXPOSED',
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      subagentId: expect.stringMatching(/^sub_/),
+      agentId: 'researcher',
+      sessionId: expect.stringContaining('.researcher-'),
+      label: 'researcher',
+    });
+    const forwarded = events.filter((event) => event.source === 'main/researcher');
+    expect(types(forwarded)[0]).toBe('AGENT_START');
+    expect(forwarded[0]!.sessionId).toBe(exposed.sessionId);
+    expect(types(forwarded).slice(-2)).toEqual(['AGENT_RESULT', 'AGENT_END']);
+    expect(of(forwarded, 'TOOL_RESULT_TEXT_DELTA')[0]).toMatchObject({ toolCallName: 'calculator', delta: '6' });
+    // The forwarded events sit inside the parent's agent_spawn, before its result.
+    const spawnEnd = events.findIndex((event) => event.type === 'TOOL_RESULT_END' && event.toolCallName === 'agent_spawn' && !event.source);
+    expect(events.indexOf(forwarded.at(-1)!)).toBeLessThan(spawnEnd);
+    const result = events.find((event) => event.type === 'TOOL_RESULT_TEXT_DELTA' && event.toolCallName === 'agent_spawn' && !event.source)!;
+    expect(result.delta).toBe(`Sub-agent researcher (session ${exposed.sessionId}) stopped with end_turn: Here is what the tools returned:\n- calculator: 6`);
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+
+    // The child is a session like any other, for the same user.
+    const child = await session(exposed.sessionId);
+    expect(child.status).toBe(200);
+    expect((await history(exposed.sessionId)).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const continued = await chat({ sessionId: exposed.sessionId, userId: 'local', input: 'calculate 3*3' });
+    expect(of(continued, 'TOOL_RESULT_TEXT_DELTA')[0]!.delta).toBe('9');
+
+    // Not exposed: no SUBAGENT_EXPOSED; a sub-agent cannot spawn.
+    const quiet = await chat({ sessionId, userId: 'local', input: 'call agent_spawn {"agentId":"helper","task":"call agent_spawn {\\"agentId\\":\\"x\\",\\"task\\":\\"y\\"}"}' });
+    expect(of(quiet, 'SUBAGENT_EXPOSED')).toEqual([]);
+    expect(quiet.filter((event) => event.source === 'main/helper' && event.type === 'TOOL_CALL_START')).toEqual([]);
+  });
+
   it('keeps one history for both doors: begun here, continued on the turns API, and back', async () => {
     const sessionId = newSessionId('harness');
     await chat({ sessionId, userId: 'local', input: 'calculate 1+1' });

@@ -17,7 +17,7 @@ describe('openai provider through the Worker', () => {
     const [sent] = await sentWith(id);
     expect(sent.authorization).toBe('Bearer test-key');
     expect(sent.model).toBe('replay/openai/gpt-4o-text-usage');
-    expect(sent.tools.map((t: any) => t.function.name)).toEqual(['calculator', 'current_time', 'memory_save', 'memory_list', 'count_to', 'render_chart']);
+    expect(sent.tools.map((t: any) => t.function.name)).toEqual(['calculator', 'current_time', 'memory_save', 'memory_list', 'count_to', 'render_chart', 'agent_spawn']);
   });
 
   it('streams recorded reasoning as thinking', async () => {

@@ -19,7 +19,7 @@ describe('workers-ai provider through the Worker', () => {
     const call = (await stub.calls()).find((c) => JSON.stringify(c.inputs.messages).includes(id))!;
     expect(call.model).toBe('stub/text');
     expect(call.inputs.stream).toBe(true);
-    expect(call.inputs.tools).toHaveLength(4);
+    expect(call.inputs.tools).toHaveLength(7);
   });
 
   it('runs a native tool call and continues with its result', async () => {

@@ -8,7 +8,7 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { harnessEventSchemas, type HarnessEventType } from '../../src/protocol/harness-events';
 import { fetchWorker, history, newSessionId, postTurn, session, user } from '../helpers/api';
@@ -25,9 +25,16 @@ function post(body: unknown, accept?: string): Promise<Response> {
   });
 }
 
+/** Every type any test of this file saw, from a real run: all 31 by the end (checked in afterAll). */
+const seen = new Set<string>();
+afterAll(() => {
+  expect([...seen].sort()).toEqual(Object.keys(harnessEventSchemas).sort());
+});
+
 /** Every event strictly valid; ids unique. */
 function checked(events: Event[]): Event[] {
   for (const event of events) {
+    seen.add(event.type);
     const schema = harnessEventSchemas[event.type];
     expect(schema, `unknown type ${event.type}`).toBeDefined();
     const parsed = schema.safeParse(event);

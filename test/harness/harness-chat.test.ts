@@ -65,25 +65,15 @@ async function chat(body: Record<string, unknown>): Promise<Event[]> {
 
 /** The type sequence, runs of the same delta squeezed to one. */
 const types = (events: Event[]) => events.map((event) => event.type).filter((type, index, all) => type !== all[index - 1] || !type.endsWith('_DELTA'));
+/** What every demo model call streams: its thinking, then its text. */
+const DEMO_BLOCKS = ['THINKING_BLOCK_START', 'THINKING_BLOCK_DELTA', 'THINKING_BLOCK_END', 'TEXT_BLOCK_START', 'TEXT_BLOCK_DELTA', 'TEXT_BLOCK_END'];
 const of = (events: Event[], type: HarnessEventType) => events.filter((event) => event.type === type);
 
 describe('POST /harness/chat', () => {
   it('tells a plain answer in the seed’s order, with the common fields and AGENT_RESULT’s Msg', async () => {
     const sessionId = newSessionId('harness');
     const events = await chat({ sessionId, userId: 'local', input: 'hello there' });
-    expect(types(events)).toEqual([
-      'AGENT_START',
-      'MODEL_CALL_START',
-      'THINKING_BLOCK_START',
-      'THINKING_BLOCK_DELTA',
-      'THINKING_BLOCK_END',
-      'TEXT_BLOCK_START',
-      'TEXT_BLOCK_DELTA',
-      'TEXT_BLOCK_END',
-      'MODEL_CALL_END',
-      'AGENT_RESULT',
-      'AGENT_END',
-    ]);
+    expect(types(events)).toEqual(['AGENT_START', 'MODEL_CALL_START', ...DEMO_BLOCKS, 'MODEL_CALL_END', 'AGENT_RESULT', 'AGENT_END']);
     const start = events[0]!;
     expect(start).toEqual({ type: 'AGENT_START', id: expect.stringMatching(/^[0-9a-f]{32}$/), createdAt: expect.stringMatching(/\.\d{6}Z$/), sessionId, replyId: expect.any(String), name: 'assistant', role: 'assistant' });
     // One replyId for the run; source and metadata left out when empty.
@@ -116,12 +106,7 @@ describe('POST /harness/chat', () => {
     expect(types(events)).toEqual([
       'AGENT_START',
       'MODEL_CALL_START',
-      'THINKING_BLOCK_START',
-      'THINKING_BLOCK_DELTA',
-      'THINKING_BLOCK_END',
-      'TEXT_BLOCK_START',
-      'TEXT_BLOCK_DELTA',
-      'TEXT_BLOCK_END',
+      ...DEMO_BLOCKS,
       'TOOL_CALL_START',
       'TOOL_CALL_DELTA',
       'TOOL_CALL_END',
@@ -130,12 +115,7 @@ describe('POST /harness/chat', () => {
       'TOOL_RESULT_TEXT_DELTA',
       'TOOL_RESULT_END',
       'MODEL_CALL_START',
-      'THINKING_BLOCK_START',
-      'THINKING_BLOCK_DELTA',
-      'THINKING_BLOCK_END',
-      'TEXT_BLOCK_START',
-      'TEXT_BLOCK_DELTA',
-      'TEXT_BLOCK_END',
+      ...DEMO_BLOCKS,
       'MODEL_CALL_END',
       'AGENT_RESULT',
       'AGENT_END',

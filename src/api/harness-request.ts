@@ -1,8 +1,8 @@
 /**
  * The body of `POST /harness/chat` (seed 001 section 2, CONTRACT section 6): `sessionId`, `userId`,
  * `input`, `chatModel`, and for resuming, `confirmResults` and `toolResults`; `tools` as in the turns
- * API. `input` may be empty only when the request brings answers. Unknown fields are a 400, as on
- * the turns API.
+ * API. `input` may be empty only when the request brings answers. Unknown fields are ignored, as the
+ * seed's own server ignores them: a front-end written for it must not be refused for a field it adds.
  */
 import { z } from '../lib/zod';
 import { confirmResultSchema, harnessContentBlockSchema, toolStateSchema } from '../protocol/harness-events';
@@ -19,12 +19,12 @@ const toolResultInputSchema = z.strictObject({
 });
 
 export const harnessRequestSchema = z
-  .strictObject({
+  .object({
     sessionId: z.string().min(1, { message: 'sessionId must not be empty.' }).pipe(sessionIdSchema),
     userId: z.string().min(1, { message: 'userId must not be empty.' }).max(256),
     input: z.string().max(LIMITS.textChars, { message: `input is at most ${LIMITS.textChars} characters.` }).optional(),
     chatModel: z
-      .strictObject({
+      .object({
         name: z.string().min(1).optional(),
         stream: z.boolean().optional(),
         temperature: z.number().min(0).max(2).optional(),

@@ -89,6 +89,11 @@ describe('POST /harness/chat', () => {
     expect(callEnd.usage.totalTokens).toBe(callEnd.usage.inputTokens + callEnd.usage.outputTokens);
   });
 
+  it('ignores fields the seed does not name, as the seed’s own server does', async () => {
+    const events = await chat({ sessionId: newSessionId('harness'), userId: 'local', input: 'hello', stream: true, clientVersion: '1.2', chatModel: { name: 'demo:demo', topP: 0.9 } });
+    expect(types(events).at(-1)).toBe('AGENT_END');
+  });
+
   it('answers Accept: application/json (or none) with one JSON array of the same events', async () => {
     for (const accept of ['application/json', undefined]) {
       const response = await post({ sessionId: newSessionId('harness'), userId: 'local', input: 'hello there' }, accept);
@@ -389,7 +394,8 @@ describe('POST /harness/chat', () => {
       ['an empty userId', { sessionId: 'X', userId: '', input: 'hi' }, 'invalid_request'],
       ['no input', { sessionId: 'X', userId: 'local' }, 'invalid_request'],
       ['an empty input', { sessionId: 'X', userId: 'local', input: '  ' }, 'invalid_request'],
-      ['an unknown field', { sessionId: 'X', userId: 'local', input: 'hi', extra: 1 }, 'invalid_request'],
+      ['a chatModel that is not an object', { sessionId: 'X', userId: 'local', input: 'hi', chatModel: 'gpt-4o' }, 'invalid_request'],
+      ['a userId that is not a string', { sessionId: 'X', userId: 42, input: 'hi' }, 'invalid_request'],
       ['a bad temperature', { sessionId: 'X', userId: 'local', input: 'hi', chatModel: { temperature: 5 } }, 'invalid_request'],
       ['a confirmation of no pending call', { sessionId: 'X', userId: 'local', confirmResults: [{ confirmed: true, toolCall: { id: 'nope', name: 'x', input: {}, content: null, metadata: {}, state: 'asking' }, rules: null }] }, 'unknown_tool_call'],
       ['text that is not JSON', '{nope', 'invalid_json'],

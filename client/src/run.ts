@@ -4,7 +4,7 @@
  * server tool by `onPermission`. The answers go in the next turn, until the agent stops for good.
  */
 import type { Client } from './client.js';
-import type { ClientTool, InputMessage, PendingToolCall, ToolResultContent, TurnEvent, TurnEventData, Usage } from './types.js';
+import type { ClientTool, InputMessage, PendingToolCall, PermissionRule, ToolResultContent, TurnEvent, TurnEventData, Usage } from './types.js';
 
 export type ToolHandler = {
   description?: string;
@@ -14,7 +14,8 @@ export type ToolHandler = {
   run: (input: Record<string, unknown>, call: PendingToolCall) => ToolResultContent | Promise<ToolResultContent>;
 };
 
-export type Permission = { granted: boolean; reason?: string };
+/** The answer to a permission prompt: `input` runs the call with edited arguments; `rules` last. */
+export type Permission = { granted: boolean; reason?: string; input?: Record<string, unknown>; rules?: PermissionRule[] };
 
 export type RunOptions = {
   messages: InputMessage[];
@@ -72,7 +73,14 @@ export async function runExchange(client: Client, sessionId: string, options: Ru
 async function answer(call: PendingToolCall, options: RunOptions): Promise<InputMessage> {
   if (call.awaiting === 'permission') {
     const permission = options.onPermission ? await options.onPermission(call) : { granted: false, reason: 'This client answers no permission prompts.' };
-    return { role: 'tool_permission', toolCallId: call.toolCallId, granted: permission.granted, ...(permission.reason ? { reason: permission.reason } : {}) };
+    return {
+      role: 'tool_permission',
+      toolCallId: call.toolCallId,
+      granted: permission.granted,
+      ...(permission.reason ? { reason: permission.reason } : {}),
+      ...(permission.granted && permission.input ? { input: permission.input } : {}),
+      ...(permission.rules?.length ? { rules: permission.rules } : {}),
+    };
   }
   const handler = options.tools?.[call.name];
   if (!handler) return { role: 'tool', toolCallId: call.toolCallId, content: `This client has no tool ${call.name}.`, isError: true };

@@ -13,7 +13,18 @@ export type UserMessage = { role: 'user'; content: string | (TextBlock | ImageBl
 export type SystemMessage = { role: 'system'; content: string | TextBlock[] };
 export type AssistantMessage = { role: 'assistant'; content: string | (ThinkingBlock | TextBlock | ToolUseBlock)[] };
 export type ToolMessage = { role: 'tool'; toolCallId: string; content: ToolResultContent; isError?: boolean };
-export type ToolPermission = { role: 'tool_permission'; toolCallId: string; granted: boolean; reason?: string };
+/** A lasting permission rule: later calls of the tool whose subject matches the glob are allowed, denied or asked. */
+export type PermissionRule = { tool_name: string; rule_content: string; behavior: 'allow' | 'deny' | 'ask'; source?: string };
+/** The user's answer to an untrusted call: `input`, the arguments as edited (granted only); `rule(s)`, kept by the session. */
+export type ToolPermission = {
+  role: 'tool_permission';
+  toolCallId: string;
+  granted: boolean;
+  reason?: string;
+  input?: Record<string, unknown>;
+  rule?: PermissionRule;
+  rules?: PermissionRule[];
+};
 /** What a turn request may bring. */
 export type InputMessage = UserMessage | SystemMessage | ToolMessage | ToolPermission;
 export type HistoryMessage = UserMessage | SystemMessage | AssistantMessage | ToolMessage;

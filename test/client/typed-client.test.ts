@@ -11,7 +11,7 @@ import { createClient, TurnsApiError, type TurnEvent } from '../../client/src/in
 import type * as ClientTypes from '../../client/src/types';
 import type { z } from '../../src/lib/zod';
 import type { messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
-import type { TurnRequest } from '../../src/api/turn-request';
+import type { TurnRequest, turnRequestSchema } from '../../src/api/turn-request';
 import worker from '../../src/index';
 import { history, newSessionId } from '../helpers/api';
 
@@ -23,7 +23,8 @@ const typesAgree: [
   Same<ClientTypes.Session, z.infer<typeof sessionViewSchema>>,
   Same<ClientTypes.MessagesPage, z.infer<typeof messagesPageSchema>>,
   Same<WithoutId<TurnEvent>, ServerTurnEvent>,
-  Same<ClientTypes.TurnInput['messages'], TurnRequest['messages']>,
+  // What a client sends is the schema's input (defaults not yet filled in).
+  Same<ClientTypes.TurnInput['messages'], z.input<typeof turnRequestSchema>['messages']>,
   Same<NonNullable<ClientTypes.TurnInput['tools']>, NonNullable<TurnRequest['tools']>>,
 ] = [true, true, true, true, true, true];
 

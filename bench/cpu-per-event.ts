@@ -9,6 +9,8 @@ import { runTurn } from '../src/agent/run-turn';
 import { formatSseEvent } from '../src/http/sse-stream';
 import { createAguiEncoder } from '../src/protocol/agui-encoder';
 import { typedSse } from '../src/protocol/encoder';
+import { createHarnessEncoder } from '../src/protocol/harness-encoder';
+import { harnessFraming } from '../src/http/harness-framing';
 import { createPiEncoder } from '../src/protocol/pi-encoder';
 import { createSocketEncoder } from '../src/protocol/socket-encoder';
 import { ALL_VISIBLE } from '../src/protocol/socket-frames';
@@ -87,6 +89,13 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
     const encoder = typedSse(createAguiEncoder({ threadId: 'bench', runId: 'bench' }));
     return (event) => {
       for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+    };
+  },
+  'loop + Harness encoder (seed 001) + SSE framing': () => {
+    const encoder = typedSse(createHarnessEncoder({ sessionId: 'bench', now: Date.now }));
+    const framing = harnessFraming('sse');
+    return (event) => {
+      for (const item of encoder.encode(event)) framing.item(item, '1');
     };
   },
   'loop + JSON encoder': () => {

@@ -150,12 +150,12 @@ function parseConfig(env: Env): Config {
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
-    turnTokenBudget: budgetFor(parseWindows(vars.TURN_TOKEN_BUDGET)),
+    turnTokenBudget: budgetFor(parseTokensByModel(vars.TURN_TOKEN_BUDGET)),
     corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
     titles: vars.TITLES === 'on',
     toolVisibility: (name) => ({ ...ALL_VISIBLE, ...vars.TOOL_VISIBILITY?.[name] }),
     context: {
-      windowOverride: parseWindows(vars.MODEL_CONTEXT_TOKENS),
+      windowOverride: parseTokensByModel(vars.MODEL_CONTEXT_TOKENS),
       threshold: vars.COMPACTION_THRESHOLD,
       toolResultMaxChars: vars.TOOL_RESULT_MAX_CHARS,
       ...(vars.OUTPUT_RESERVE_TOKENS ? { outputReserve: vars.OUTPUT_RESERVE_TOKENS } : {}),
@@ -188,7 +188,7 @@ function budgetFor(budgets: ContextSettings['windowOverride']): (modelId: string
 }
 
 /** `MODEL_CONTEXT_TOKENS` (and `TURN_TOKEN_BUDGET`): one number for every model, or `provider:model=tokens` pairs. */
-function parseWindows(value: string | undefined): ContextSettings['windowOverride'] {
+function parseTokensByModel(value: string | undefined): ContextSettings['windowOverride'] {
   if (!value) return { byModel: {} };
   if (/^\d+$/.test(value)) return { all: Number(value), byModel: {} };
   const byModel: Record<string, number> = {};

@@ -69,3 +69,9 @@ export function plainText(content: string | (TextBlock | ImageBlock)[], separato
   if (typeof content === 'string') return content;
   return content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(separator);
 }
+
+/** An assistant message's text blocks, joined (its thinking and calls left out). */
+export function assistantText(message: AssistantMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+}

@@ -40,4 +40,3 @@ export const harnessRequestSchema = z
   });
 
 export type HarnessRequest = z.infer<typeof harnessRequestSchema>;
-export type ToolResultInput = z.infer<typeof toolResultInputSchema>;

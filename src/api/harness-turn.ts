@@ -5,7 +5,7 @@
  * The turn request is checked like any (sizes, names, schemas). The rules a confirmation brings go
  * with its answer, and the session keeps them for later calls through either door.
  */
-import { ApiError } from '../lib/errors';
+import { invalidRequest } from '../lib/errors';
 import type { HarnessContentBlock } from '../protocol/harness-events';
 import type { ImageBlock, TextBlock } from './content';
 import type { HarnessRequest } from './harness-request';
@@ -33,10 +33,7 @@ export function turnRequestOf(body: HarnessRequest): TurnRequest {
   if (input !== '') messages.push({ role: 'user', content: body.input! });
 
   const parsed = turnRequestSchema.safeParse({ messages, stream: 'delta', ...(body.tools ? { tools: body.tools } : {}) });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(400, 'invalid_request', `The request is not valid: ${issue?.path.join('.')}: ${issue?.message.replace(/\.$/, '')}.`);
-  }
+  if (!parsed.success) throw invalidRequest('The request', parsed.error.issues);
   return parsed.data;
 }
 

@@ -13,21 +13,20 @@ const ALLOW_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'last
 const EXPOSE_HEADERS = ['idempotent-replayed', 'retry-after', 'www-authenticate'];
 
 type Cors = ReturnType<typeof cors>;
-const byConfig = new Map<string, Cors>();
 
-/** The handlers for a deployment's origins, made once per distinct setting. */
+const make = (origin: '*' | ((origin: string) => string | undefined)): Cors =>
+  cors({ origin, allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAge: 600 });
+const ANY_ORIGIN = make('*');
+/** By the configuration's own list (parsed once per env), so a request pays a lookup, not a build. */
+const byList = new WeakMap<string[], Cors>();
+
+/** The handlers for a deployment's origins. */
 export function corsFor(origins: CorsOrigins): Cors {
-  const key = origins === '*' ? '*' : origins.join(',');
-  let handlers = byConfig.get(key);
+  if (origins === '*') return ANY_ORIGIN;
+  let handlers = byList.get(origins);
   if (!handlers) {
-    handlers = cors({
-      origin: origins === '*' ? '*' : (origin: string) => (origins.includes(origin) ? origin : undefined),
-      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ALLOW_HEADERS,
-      exposeHeaders: EXPOSE_HEADERS,
-      maxAge: 600,
-    });
-    byConfig.set(key, handlers);
+    handlers = make((origin) => (origins.includes(origin) ? origin : undefined));
+    byList.set(origins, handlers);
   }
   return handlers;
 }

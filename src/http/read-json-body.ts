@@ -4,7 +4,7 @@
  * issues listed). A cast is not a check.
  */
 import { LIMITS } from '../api/limits';
-import { ApiError } from '../lib/errors';
+import { ApiError, invalidRequest } from '../lib/errors';
 import type { z } from '../lib/zod';
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -28,13 +28,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
     throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    const first = issues[0];
-    throw new ApiError(400, 'invalid_request', `The request body is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message.replace(/\.$/, '')}.`, {
-      details: { issues },
-    });
-  }
+  if (!parsed.success) throw invalidRequest('The request body', parsed.error.issues);
   return { data: parsed.data, text };
 }
 

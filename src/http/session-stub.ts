@@ -22,6 +22,16 @@ export function sessionObjectName(userId: string, sessionId: string): string {
   return JSON.stringify([userId, sessionId]);
 }
 
+/** The user a session object belongs to, read back from its name (`sessionObjectName`'s inverse). */
+export function userOfObjectName(name: string | undefined): string {
+  try {
+    const parsed: unknown = JSON.parse(name ?? '');
+    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function parseSessionId(raw: string | undefined): string {
   const parsed = sessionIdSchema.safeParse(raw);
   if (!parsed.success) {

@@ -32,3 +32,15 @@ export class ApiError extends Error {
     return { error };
   }
 }
+
+/**
+ * A schema's refusal as the API's 400 `invalid_request`: the first issue in the sentence (`what` is
+ * not valid: path: message.), every issue in `details.issues`.
+ */
+export function invalidRequest(what: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): ApiError {
+  const listed = issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  const first = listed[0];
+  return new ApiError(400, 'invalid_request', `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message.replace(/\.$/, '')}.`, {
+    details: { issues: listed },
+  });
+}

@@ -7,7 +7,7 @@
  * model answer; `completion_done` last, after `stop_completion` for a cancel or `error` for a failure.
  */
 import type { AgentEvent, FinishReason, StopReason, ToolExecution } from '../agent/events';
-import { plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
+import { assistantText, plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
 import { assertNever } from '../lib/assert-never';
 import type { WireEncoder } from './encoder';
 import { SentenceSplitter } from './sentence-splitter';
@@ -115,14 +115,14 @@ export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<
           return chunk(event.toolCallId, false, event.delta);
         case 'assistant-message': {
           if (event.finishReason === 'cancelled') {
-            partialText = messageText(event.message);
+            partialText = assistantText(event.message);
             return [];
           }
           const thinking = options.reasoning ? messageThinking(event.message) : null;
           return [
             {
               type: 'assistant_message_complete',
-              content: messageText(event.message),
+              content: assistantText(event.message),
               tool_calls: toolCalls(event.message),
               thinking,
               finish_reason: FINISH[event.finishReason],
@@ -192,11 +192,6 @@ function confirmationState(execution: ToolExecution): ConfirmationState {
   if (execution === 'untrusted') return 'pending';
   if (execution === 'client') return 'awaiting_input';
   return 'none';
-}
-
-function messageText(message: AssistantMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 }
 
 function messageThinking(message: AssistantMessage): string | null {

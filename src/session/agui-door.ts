@@ -13,7 +13,7 @@ import { permissionPayloadSchema, type AguiContent, type RunAgentInput } from '.
 import type { ImageBlock, TextBlock } from '../api/content';
 import type { PendingToolCall } from '../agent/events';
 import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/turn-request';
-import { ApiError } from '../lib/errors';
+import { ApiError, invalidRequest } from '../lib/errors';
 
 export type AguiTurn = { request: TurnRequest; newIds: string[] };
 
@@ -77,12 +77,7 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
   // The same checks as any turn's body: sizes, names, schemas. `delta` is the mode the turn is
   // followed in afterwards (GET .../events); this run's own stream is AG-UI's.
   const parsed = turnRequestSchema.safeParse({ messages, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(400, 'invalid_request', `The run is not valid: ${issue?.path.join('.')}: ${issue?.message.replace(/\.$/, '')}.`, {
-      details: { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
-    });
-  }
+  if (!parsed.success) throw invalidRequest('The run', parsed.error.issues);
   return { request: parsed.data, newIds };
 }
 

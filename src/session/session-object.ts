@@ -13,7 +13,7 @@ import { makeTitle } from '../agent/title';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { emptyUsage } from '../agent/usage';
 import type { MessagesQuery } from '../api/messages-query';
-import type { AssistantMessage } from '../api/content';
+import { assistantText } from '../api/content';
 import { sseModeSchema, type SseMode, type StreamMode, type TurnRequest } from '../api/turn-request';
 import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
@@ -29,7 +29,7 @@ import type { ModelHandle } from '../providers/types';
 import { checkToolNames } from '../api/tool-names';
 import { DEFAULT_TOOLS, defaultTools, SUBAGENT_TOOLS, subagentTools } from '../tools/default-tools';
 import { ToolError, type SubagentRunner } from '../tools/types';
-import { sessionObjectName, type SessionRpc } from '../http/session-stub';
+import { sessionObjectName, userOfObjectName, type SessionRpc } from '../http/session-stub';
 import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
@@ -232,6 +232,7 @@ export class SessionObject extends DurableObject<Env> {
     if (args.first) followers.add(args.first);
     const controller = new AbortController();
     const started = Date.now();
+    const tokenBudget = config.turnTokenBudget(model.id);
     const emit = (event: AgentEvent) => {
       recorder(event); // stored before any client sees it
       const seq = log.append(event);
@@ -254,7 +255,7 @@ export class SessionObject extends DurableObject<Env> {
       now: Date.now,
       ...(args.sampling ? { sampling: args.sampling } : {}),
       rules: this.store.rules(),
-      ...(config.turnTokenBudget(model.id) !== undefined ? { tokenBudget: config.turnTokenBudget(model.id) } : {}),
+      ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     })
       .then(
         (outcome) => outcome,
@@ -283,7 +284,7 @@ export class SessionObject extends DurableObject<Env> {
       kind: 'turn',
       session: sessionId,
       turn: turnId,
-      user: userOf(this.ctx.id.name),
+      user: userOfObjectName(this.ctx.id.name),
       model,
       stopReason: outcome?.stopReason ?? 'error',
       ...(errorCode ? { errorCode } : {}),
@@ -331,7 +332,7 @@ export class SessionObject extends DurableObject<Env> {
     return async (task, report) => {
       const subagentId = newId('sub');
       const childId = `${sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
-      const child = this.env.SESSIONS.getByName(sessionObjectName(userOf(this.ctx.id.name), childId)) as unknown as SessionRpc;
+      const child = this.env.SESSIONS.getByName(sessionObjectName(userOfObjectName(this.ctx.id.name), childId)) as unknown as SessionRpc;
       const started = await child.runSubagent({ sessionId: childId, task: task.task, model });
       if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
       let turnId: string | undefined;
@@ -347,7 +348,7 @@ export class SessionObject extends DurableObject<Env> {
             // The session exists now: the user may open it.
             if (task.exposeToUser) report({ kind: 'exposed', subagentId, agentId: task.agentId, sessionId: childId, label: task.agentId });
           }
-          if (event.type === 'assistant-message') outcome.text = plainAssistantText(event.message);
+          if (event.type === 'assistant-message') outcome.text = assistantText(event.message);
           if (event.type === 'turn-stop') outcome.stopReason = event.stopReason;
           report({ kind: 'event', source: `main/${task.agentId}`, sessionId: childId, event });
         }
@@ -622,21 +623,6 @@ async function* eventLines(body: ReadableStream<Uint8Array>): AsyncGenerator<Age
     const lines = buffer.split('\n');
     buffer = lines.pop() ?? '';
     for (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as AgentEvent;
-  }
-}
-
-function plainAssistantText(message: AssistantMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-}
-
-/** The user of a session object: its name is `[userId, sessionId]` (see `http/session-stub.ts`). */
-function userOf(name: string | undefined): string {
-  try {
-    const parsed: unknown = JSON.parse(name ?? '');
-    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : 'unknown';
-  } catch {
-    return 'unknown';
   }
 }
 

@@ -14,14 +14,13 @@ const inputSchema = z.strictObject({
   expose_to_user: z.boolean().default(false).describe('Whether the user gets the sub-agent’s session to open and continue.'),
 });
 
-export const agentSpawnTool: ServerTool<z.input<typeof inputSchema>> = {
+export const agentSpawnTool: ServerTool<z.infer<typeof inputSchema>> = {
   name: 'agent_spawn',
   description: 'Runs a sub-agent on a task in a session of its own and returns its answer and session id.',
   trust: true,
   inputSchema,
   permissionSubject: (input) => String(input.agentId ?? ''),
-  async execute(input, context) {
-    const { agentId, task, expose_to_user } = inputSchema.parse(input);
+  async execute({ agentId, task, expose_to_user }, context) {
     if (!context.subagents) throw new ToolError('Sub-agents are not available here.');
     const outcome = await context.subagents({ agentId, task, exposeToUser: expose_to_user, signal: context.signal }, (report) => context.report?.(report));
     const answer = outcome.text === '' ? '(no text)' : outcome.text;

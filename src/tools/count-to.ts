@@ -12,14 +12,13 @@ const inputSchema = z.strictObject({
   delayMs: z.number().int().min(0).max(2000).default(100).describe('The pause between two steps, in milliseconds.'),
 });
 
-export const countToTool: ServerTool<z.input<typeof inputSchema>> = {
+export const countToTool: ServerTool<z.infer<typeof inputSchema>> = {
   name: 'count_to',
   description: 'Counts to a number slowly, reporting its progress as it goes.',
   trust: true,
   inputSchema,
   permissionSubject: (input) => String(input.to ?? ''),
-  async execute(input, context) {
-    const { to, delayMs } = inputSchema.parse(input);
+  async execute({ to, delayMs }, context) {
     for (let step = 1; step <= to; step++) {
       await sleep(delayMs, context.signal);
       context.progress?.({ progress: Math.round((step / to) * 100), detail: `Counted ${step} of ${to}.` });

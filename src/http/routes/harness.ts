@@ -8,7 +8,7 @@
 import type { IRequest } from 'itty-router';
 import { harnessRequestSchema } from '../../api/harness-request';
 import { turnRequestOf } from '../../api/harness-turn';
-import { readConfig, type Config } from '../../config';
+import { pickModel, readConfig, type Config } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { authenticate } from '../auth';
@@ -51,11 +51,6 @@ export async function postHarnessChat(request: IRequest, env: Env): Promise<Resp
  * `openai:gpt-4o`) when exactly one configured model has it. No name: the default model.
  */
 function modelNamed(config: Config, name: string | undefined): string {
-  if (name === undefined) return config.defaultModel;
-  if (config.allowedModels.includes(name)) return name;
-  const matches = config.allowedModels.filter((id) => id.slice(id.indexOf(':') + 1) === name);
-  if (matches.length === 1) return matches[0]!;
-  throw new ApiError(400, 'model_not_allowed', `The model "${name}" is not offered here${matches.length > 1 ? ' (the name is ambiguous; write provider:model)' : ''}. Allowed: ${config.allowedModels.join(', ')}.`, {
-    details: { allowedModels: config.allowedModels },
-  });
+  const matches = name === undefined ? [] : config.allowedModels.filter((id) => id.slice(id.indexOf(':') + 1) === name);
+  return pickModel(config, matches.length === 1 ? matches[0] : name);
 }

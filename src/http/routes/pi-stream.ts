@@ -13,7 +13,7 @@ import { toolCallIds } from '../../agent/history';
 import { callModel } from '../../agent/model-call';
 import { emptyUsage } from '../../agent/usage';
 import { historyFromPi, piStreamRequestSchema, type PiStreamRequest } from '../../api/pi-stream-request';
-import { readConfig } from '../../config';
+import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -41,11 +41,7 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
     await takeRateLimit(env, userId);
     body = (await readJsonBody(request, piStreamRequestSchema)).data;
     const config = readConfig(env);
-    const modelId = `${ourProviderOf(body.model.provider)}:${body.model.id}`;
-    if (!config.allowedModels.includes(modelId)) {
-      throw new ApiError(400, 'model_not_allowed', `The model "${modelId}" is not offered here. Allowed: ${config.allowedModels.join(', ')}.`);
-    }
-    model = resolveModel(modelId, config, { ai: env.AI });
+    model = resolveModel(pickModel(config, `${ourProviderOf(body.model.provider)}:${body.model.id}`), config, { ai: env.AI });
     maxRetries = config.upstream.maxRetries;
   } catch (error) {
     return piError(error);

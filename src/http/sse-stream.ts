@@ -31,7 +31,7 @@ export const SSE_FRAMING: Framing = { item: (item, id) => formatSseEvent(item.ev
 export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void; framing?: Framing } = {}): SseStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const framing = options.framing ?? SSE_FRAMING;
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const { readable, writable } = bytePipe();
   const writer = writable.getWriter();
   let open = true;
   /** The client went away: the turn goes on (unless `onGone` stops it); only its transport stops. */
@@ -96,6 +96,18 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
       writer.close().catch(() => {});
     },
   };
+}
+
+/**
+ * A pipe of bytes: workerd's native one where it exists. The stream leaves the session's object over
+ * RPC, and workerd pumps a native stream across without running JavaScript per chunk; a JavaScript
+ * `TransformStream` costs a read in the object's isolate for every chunk (measured: the first event
+ * through the object came 3 ms later, and a long answer streamed a third slower). Node has only the
+ * JavaScript one.
+ */
+function bytePipe(): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
+  const Native = (globalThis as { IdentityTransformStream?: typeof IdentityTransformStream }).IdentityTransformStream;
+  return Native ? new Native() : new TransformStream<Uint8Array, Uint8Array>();
 }
 
 /** One SSE event. Names and ids must not contain line breaks (they would forge fields). */

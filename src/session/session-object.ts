@@ -460,6 +460,7 @@ export class SessionObject extends DurableObject<Env> {
       this.sideWork = new AbortController();
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
+      this.store.forget();
       // The session is gone: its sockets are told so and closed.
       for (const socket of this.ctx.getWebSockets()) {
         this.send(socket, { type: 'user_disconnect' });

@@ -38,6 +38,14 @@ export type SessionSummary = {
 };
 
 export class SessionStore implements NotesStore {
+  private created = false;
+  /**
+   * The messages the last turn loaded, parsed, kept for the next: a long-lived session would
+   * otherwise read and parse its whole history again on every turn, before the model is even
+   * called. Checked against the table on every use, so that it can never serve a stale history.
+   */
+  private loaded: LoadedHistory | undefined;
+
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly now: () => number = Date.now,
@@ -49,7 +57,15 @@ export class SessionStore implements NotesStore {
 
   /** A session exists once its first turn was accepted. Reads never create tables. */
   exists(): boolean {
-    return this.hasTables() && this.meta('created_at') !== undefined;
+    // Known once seen: the tables and the first row stay until the session is deleted (`forget`).
+    if (!this.created) this.created = this.hasTables() && this.meta('created_at') !== undefined;
+    return this.created;
+  }
+
+  /** After `deleteAll`: nothing this store remembers holds any more. */
+  forget(): void {
+    this.created = false;
+    this.loaded = undefined;
   }
 
   private hasTables(): boolean {
@@ -79,6 +95,8 @@ export class SessionStore implements NotesStore {
 
   /** Creates the tables and the session's first row if needed; runs pending migrations. */
   ensureCreated(sessionId: string): void {
+    // The object's constructor ran any pending migration when it woke (`migrate`).
+    if (this.exists()) return;
     this.storage.transactionSync(() => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
       this.runMigrations();
@@ -139,10 +157,15 @@ export class SessionStore implements NotesStore {
 
   /** The messages after `seq`, in order: what a turn loads after the latest compaction. */
   historyAfter(seq: number): HistoryMessage[] {
-    return this.sql
-      .exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq`, seq)
-      .toArray()
-      .map((row) => this.readMessage(row));
+    const stored = this.sql
+      .exec<HistoryShape>(`SELECT COUNT(*) AS count, COALESCE(MAX(seq), 0) AS last, COALESCE(SUM(seq), 0) AS total FROM messages WHERE seq > ?`, seq)
+      .one();
+    const cached = this.loaded;
+    if (!cached || cached.afterSeq !== seq || !sameShape(cached, stored)) {
+      const rows = this.sql.exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq`, seq).toArray();
+      this.loaded = { afterSeq: seq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(this.readMessage(row))) };
+    }
+    return [...this.loaded!.messages];
   }
 
   // --- context: compactions and the token calibration ---------------------------------------------
@@ -335,8 +358,21 @@ export class SessionStore implements NotesStore {
 
   // --- internals -------------------------------------------------------------------------------
 
+  /** A message stored after the kept ones joins them, in seq order (a tool result fills the seq its call reserved). */
+  private keepLoaded(seq: number, message: HistoryMessage): void {
+    const loaded = this.loaded;
+    if (!loaded || seq <= loaded.afterSeq) return;
+    let at = loaded.seqs.length;
+    while (at > 0 && loaded.seqs[at - 1]! > seq) at--;
+    // The same seq again: a write before it rolled back, and this one takes its place.
+    const replace = at > 0 && loaded.seqs[at - 1] === seq ? 1 : 0;
+    loaded.seqs.splice(at - replace, replace, seq);
+    loaded.messages.splice(at - replace, replace, deepFreeze(structuredClone(message)));
+  }
+
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */
   private insertMessage(seq: number, turnId: string, message: HistoryMessage): void {
+    this.keepLoaded(seq, message);
     const [first = '', ...rest] = splitForRows(JSON.stringify(message));
     this.sql.exec(
       `INSERT INTO messages (seq, turn_id, role, body, created_at, parts) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -376,6 +412,27 @@ export class SessionStore implements NotesStore {
 }
 
 type MessageRow = { seq: number; body: string; parts: number };
+type HistoryShape = { count: number; last: number; total: number };
+type LoadedHistory = { afterSeq: number; seqs: number[]; messages: HistoryMessage[] };
+
+/**
+ * Whether the kept messages are the stored ones: the same count, last seq and sum of seqs. A write
+ * whose transaction rolled back, or one by another hand, makes them differ, and the turn reads again.
+ */
+function sameShape(loaded: LoadedHistory, stored: HistoryShape): boolean {
+  let total = 0;
+  for (const seq of loaded.seqs) total += seq;
+  return loaded.seqs.length === stored.count && (loaded.seqs.at(-1) ?? 0) === stored.last && total === stored.total;
+}
+
+/** Kept messages are shared by every later turn: frozen, so that none can change another's. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
 
 function parseMessage(body: string): HistoryMessage {
   return historyMessageSchema.parse(JSON.parse(body));

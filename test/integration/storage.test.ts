@@ -95,6 +95,59 @@ describe('storage', () => {
   });
 });
 
+describe('the history a session keeps parsed between turns', () => {
+  const text = (message: { content: unknown }) => message.content;
+
+  it('follows new messages, rolled-back writes and writes by another hand, and cannot be changed', async () => {
+    const id = newSessionId('kept');
+    await turn(id, { messages: [user('hello')] });
+    await runInDurableObject(stubFor(id), async (instance, state) => {
+      // The object's own store, which its turns use.
+      const store = (instance as unknown as { store: SessionStore }).store;
+      const first = store.historyAfter(0);
+      expect(first.map(text)).toEqual(['hello', expect.anything()]);
+
+      store.appendMessage('turn_a', { role: 'user', content: 'second' });
+      expect(store.historyAfter(0).map(text).at(-1)).toBe('second');
+
+      // A write whose transaction rolls back leaves the table as it was: so does the history.
+      expect(() =>
+        state.storage.transactionSync(() => {
+          store.appendMessage('turn_b', { role: 'user', content: 'rolled back' });
+          throw new Error('abort');
+        }),
+      ).toThrow('abort');
+      expect(store.historyAfter(0).map(text)).not.toContain('rolled back');
+      // The seq it took is free again: the next message takes it, once.
+      store.appendMessage('turn_c', { role: 'user', content: 'after the rollback' });
+      expect(store.historyAfter(0).map(text).slice(-2)).toEqual(['second', 'after the rollback']);
+
+      // Another store on the same storage (another hand) writes: the next read sees it.
+      new SessionStore(state.storage).appendMessage('turn_d', { role: 'user', content: 'elsewhere' });
+      const now = store.historyAfter(0);
+      expect(now.map(text)).toEqual(['hello', expect.anything(), 'second', 'after the rollback', 'elsewhere']);
+
+      // Shared by later turns, so frozen: a turn that changed one would change the next turn's prompt.
+      expect(() => {
+        (now[0] as { content: string }).content = 'changed';
+      }).toThrow(TypeError);
+      expect(store.historyAfter(0)[0]!.content).toBe('hello');
+    });
+    // What the routes read is what the turns see.
+    expect((await history(id)).map(text)).toEqual(['hello', expect.anything(), 'second', 'after the rollback', 'elsewhere']);
+  });
+
+  it('is forgotten with the session: a deleted then recreated session starts empty', async () => {
+    const id = newSessionId('kept-deleted');
+    await turn(id, { messages: [user('first life')] });
+    expect((await fetchWorker(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
+    await turn(id, { messages: [user('second life')] });
+    const messages = await history(id);
+    expect(messages.map(text)[0]).toBe('second life');
+    expect(messages).toHaveLength(2);
+  });
+});
+
 describe('migrations', () => {
   it('brings a session stored under the first schema up to date when it wakes, history intact', async () => {
     const id = newSessionId('old-schema');

@@ -102,4 +102,10 @@ export const MIGRATIONS: string[][] = [
        created_at INTEGER NOT NULL
      )`,
   ],
+  [
+    // Pruning reads only the turns whose event logs are kept, and the newest turns by start: without
+    // these it scanned and sorted every turn the session ever had.
+    `CREATE INDEX turns_with_events ON turns (ended_at) WHERE events_pruned = 0`,
+    `CREATE INDEX turns_by_start ON turns (started_at)`,
+  ],
 ];

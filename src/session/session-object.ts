@@ -44,6 +44,8 @@ import { validateTurn } from './validate-turn';
 
 /** While a turn runs, an alarm this often keeps the object awake and finds turns cut by eviction. */
 const KEEPALIVE_MS = 30_000;
+/** Turns between two prunes of the event logs outside the alarm (see `scheduleAlarm`). */
+const PRUNE_EVERY_TURNS = 16;
 /** Sockets one session accepts at once (tabs, devices); more are refused. */
 const MAX_SOCKETS = 32;
 /** Title attempts per session object before it gives up until it wakes again (a model that never answers). */
@@ -100,6 +102,7 @@ export class SessionObject extends DurableObject<Env> {
   private titling = false;
   private mcp: McpToolbox | undefined;
   private titleAttempts = 0;
+  private turnsSincePrune = 0;
   /** Aborts side work (a title call) when the session is deleted. */
   private sideWork = new AbortController();
 
@@ -271,7 +274,8 @@ export class SessionObject extends DurableObject<Env> {
         for (const follower of followers) follower.close();
         this.running = undefined;
         if (outcome) this.afterTurn(args, outcome, model, config);
-        return this.scheduleAlarm();
+        this.turnsSincePrune = (this.turnsSincePrune + 1) % PRUNE_EVERY_TURNS;
+        return this.scheduleAlarm(this.turnsSincePrune === 0);
       });
     this.running = { turnId, controller, done, log, followers };
     void this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
@@ -547,7 +551,7 @@ export class SessionObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     if (!this.running) this.closeInterruptedTurns();
-    await this.scheduleAlarm();
+    await this.scheduleAlarm(true);
   }
 
   /**
@@ -565,10 +569,15 @@ export class SessionObject extends DurableObject<Env> {
     return follower;
   }
 
-  /** Keeps a running turn awake; otherwise wakes when the next event log expires. */
-  private async scheduleAlarm(): Promise<void> {
+  /**
+   * Keeps a running turn awake; otherwise wakes when the next event log expires. Pruning (`prune`)
+   * runs in the alarm and every `PRUNE_EVERY_TURNS` turns, which bounds the logs kept by count while
+   * a busy session never lets the alarm come; not after every turn, where it cost each turn more
+   * than its own writes.
+   */
+  private async scheduleAlarm(prune: boolean): Promise<void> {
     if (this.running) return this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
-    const nextEnd = this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
+    const nextEnd = prune ? this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS) : this.turns.nextLogEnd();
     if (nextEnd === undefined) return this.ctx.storage.deleteAlarm();
     return this.ctx.storage.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
   }

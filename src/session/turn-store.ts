@@ -127,10 +127,13 @@ export class TurnStore {
       this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });
-    const next = this.sql
-      .exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND status != 'running'`)
-      .one().ended_at;
-    return next ?? undefined;
+    return this.nextLogEnd();
+  }
+
+  /** When the oldest kept event log's turn ended (a running turn has no end yet). */
+  nextLogEnd(): number | undefined {
+    if (!this.session.exists()) return undefined;
+    return this.sql.exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0`).one().ended_at ?? undefined;
   }
 
   endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {

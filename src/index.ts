@@ -14,11 +14,23 @@ export default {
     const origins = corsOrigins(env);
     const { preflight, corsify } = corsFor(origins);
     const response = preflight(request) ?? (await router.fetch(request, env, context));
-    logRequest(request, response, started);
+    // Written once the response is on its way: the line is not worth a delay before the first byte.
+    const latencyMs = Date.now() - started;
+    context.waitUntil(afterResponse(() => logRequest(request, response, latencyMs)));
     // Without CORS_ORIGINS no answer gets an allowed origin: `corsify` (which copies the response) is skipped.
     return finishCors(origins !== '*' && origins.length === 0 ? response : corsify(response, request));
   },
 } satisfies ExportedHandler<Env>;
+
+/** Runs `work` in a later task than the one that returns the response. */
+function afterResponse(work: () => void): Promise<void> {
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      work();
+      resolve();
+    }, 0),
+  );
+}
 
 function corsOrigins(env: Env): CorsOrigins {
   try {
@@ -28,9 +40,9 @@ function corsOrigins(env: Env): CorsOrigins {
   }
 }
 
-function logRequest(request: Request, response: Response, started: number): void {
+function logRequest(request: Request, response: Response, latencyMs: number): void {
   const path = new URL(request.url).pathname;
-  const record: Parameters<typeof log>[0] = { kind: 'request', method: request.method, path, status: response.status, latencyMs: Date.now() - started };
+  const record: Parameters<typeof log>[0] = { kind: 'request', method: request.method, path, status: response.status, latencyMs };
   // Set by the auth middleware on the request it was given.
   const user = (request as Request & { userId?: string }).userId;
   if (user) record.user = user;

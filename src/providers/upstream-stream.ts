@@ -3,7 +3,7 @@
  * then reading SSE messages, each within the first-byte or idle timeout. Failures come back as error
  * parts (a cancel as `cancelled`, a timeout as `upstream_timeout`), never as exceptions.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { createParser } from 'eventsource-parser';
 import type { ModelStreamPart } from './types';
 import { httpErrorPart, type ErrorPart } from './upstream-errors';
 import { UpstreamTimer, type UpstreamTimeouts } from './upstream-timer';
@@ -64,7 +64,8 @@ export async function openHttpStream(
 
 /**
  * The SSE messages of a body. A body that breaks off or ends before the provider saw its last
- * message yields one error part (`upstream_cut`, saying what was awaited) and stops.
+ * message yields one error part (`upstream_cut`, saying what was awaited) and stops. One read of the
+ * network gives many messages: they are parsed together, not passed one by one through streams.
  */
 export async function* sseMessages(
   body: ReadableStream<Uint8Array>,
@@ -73,26 +74,37 @@ export async function* sseMessages(
   provider: string,
   awaited: string,
 ): AsyncGenerator<SseMessage | ErrorPart> {
-  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  const reader = body.getReader();
+  // A body that ignores the abort still ends: the cancel ends the pending read.
+  const stop = () => void reader.cancel().catch(() => {});
+  timer.signal.addEventListener('abort', stop, { once: true });
+  const decoder = new TextDecoder();
+  let parsed: SseMessage[] = [];
+  const parser = createParser({ onEvent: ({ event, data }) => void parsed.push({ event, data }) });
   try {
     for (;;) {
-      let next: ReadableStreamReadResult<SseMessage>;
+      let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await timer.race(reader.read());
+        next = await reader.read();
       } catch (cause) {
         if (!timer.signal.aborted) console.error(`${provider}: stream broke`, cause);
         yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
         return;
       }
       if (next.done) {
-        yield fail('upstream_cut', `The model stream ended before ${awaited}.`, true);
+        // `fail` names a cancel or a timeout for what it is.
+        yield timer.signal.aborted ? fail('upstream_cut', 'The model stream broke off before it finished.', true) : fail('upstream_cut', `The model stream ended before ${awaited}.`, true);
         return;
       }
-      timer.enter('idle');
-      yield next.value;
+      timer.alive();
+      parser.feed(decoder.decode(next.value, { stream: true }));
+      const messages = parsed;
+      parsed = [];
+      for (const message of messages) yield message;
     }
   } finally {
-    reader.cancel().catch(() => {});
+    timer.signal.removeEventListener('abort', stop);
+    stop();
   }
 }
 

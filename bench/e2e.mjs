@@ -17,7 +17,7 @@ import { startBenchUpstream } from './upstream.mjs';
 const TIME_LIMIT_MS = 210_000;
 const TTFT_TURNS = 200;
 const THROUGHPUT_DELTAS = 20_000;
-const THROUGHPUT_RUNS = 3;
+const THROUGHPUT_RUNS = 5;
 const CONCURRENT_SESSIONS = 100;
 const TURNS_EACH = 5;
 
@@ -59,6 +59,16 @@ const stopAll = () => {
   peer.stop();
   void upstream.close();
 };
+
+/** A copy in random order (Fisher–Yates). */
+function shuffled(items) {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other], copy[index]];
+  }
+  return copy;
+}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
@@ -140,6 +150,8 @@ const systems = {
     measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
   'limit through a DO': (model, turn) =>
     measure(`${limitDo.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+  'limit through a new DO': (model, turn) =>
+    measure(`${limitDo.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
   'ours (fresh session)': (model, turn) =>
     measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (long-lived session)': (model, turn) =>
@@ -164,10 +176,11 @@ try {
   // Warm up every system (and the long-lived session's first turns).
   for (let turn = 0; turn < 10; turn++) for (const run of Object.values(systems)) await run('deltas-5', -1 - turn);
 
-  // 1. Time to first text event, short answers, systems alternating turn by turn.
+  // 1. Time to first text event, short answers, systems alternating turn by turn, in a new order
+  // each round: a system that always followed the same one would inherit its after-work.
   const ttft = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
   for (let turn = 0; turn < TTFT_TURNS; turn++) {
-    for (const [name, run] of Object.entries(systems)) ttft[name].push((await run('deltas-5', turn)).ttft);
+    for (const [name, run] of shuffled(Object.entries(systems))) ttft[name].push((await run('deltas-5', turn)).ttft);
   }
   const ttftRows = Object.entries(ttft).map(([name, values]) => ({ name, medianMs: round(median(values)), p99Ms: round(quantile(values, 0.99)) }));
   const limitTtft = ttftRows[0].medianMs;
@@ -177,7 +190,7 @@ try {
   // 2. Streaming throughput: one long answer, text events per second from the request to the last one.
   const rates = Object.fromEntries(['limit', 'limit through a DO', 'ours (fresh session)', 'peer (fresh chat)'].map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
-    for (const name of Object.keys(rates)) {
+    for (const name of shuffled(Object.keys(rates))) {
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
       if (result.count !== THROUGHPUT_DELTAS) throw new Error(`${name}: ${result.count} text events of ${THROUGHPUT_DELTAS}`);
       rates[name].push(result.count / (result.totalMs / 1000));

@@ -44,7 +44,7 @@ import { validateTurn } from './validate-turn';
 
 /** While a turn runs, an alarm this often keeps the object awake and finds turns cut by eviction. */
 const KEEPALIVE_MS = 30_000;
-/** Turns between two prunes of the event logs outside the alarm (see `scheduleAlarm`). */
+/** Turns between two prunes of the event logs outside the alarm (see `keepAwake`). */
 const PRUNE_EVERY_TURNS = 16;
 /** Sockets one session accepts at once (tabs, devices); more are refused. */
 const MAX_SOCKETS = 32;
@@ -103,6 +103,8 @@ export class SessionObject extends DurableObject<Env> {
   private mcp: McpToolbox | undefined;
   private titleAttempts = 0;
   private turnsSincePrune = 0;
+  /** When the alarm fires, as far as this instance set it (unknown after a wake: the first turn sets it). */
+  private alarmAt: number | undefined;
   /** Aborts side work (a title call) when the session is deleted. */
   private sideWork = new AbortController();
 
@@ -275,10 +277,33 @@ export class SessionObject extends DurableObject<Env> {
         this.running = undefined;
         if (outcome) this.afterTurn(args, outcome, model, config);
         this.turnsSincePrune = (this.turnsSincePrune + 1) % PRUNE_EVERY_TURNS;
-        return this.scheduleAlarm(this.turnsSincePrune === 0);
+        if (this.turnsSincePrune === 0) this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
       });
     this.running = { turnId, controller, done, log, followers };
-    void this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
+    this.keepAwake();
+  }
+
+  /**
+   * The alarm that keeps a turn awake and, once no turn runs, prunes the event logs and sets itself
+   * for the next one to expire (`scheduleAlarm`). An alarm already due within the keepalive serves
+   * this turn too: setting one is a storage write, and it cost every turn more than the rest of its
+   * bookkeeping together. So a session pays for one alarm per burst of turns, not two per turn, and
+   * the logs a busy session keeps are bounded by the prune every `PRUNE_EVERY_TURNS` turns.
+   */
+  private keepAwake(): void {
+    const now = Date.now();
+    if (this.alarmAt !== undefined && this.alarmAt > now && this.alarmAt <= now + KEEPALIVE_MS) return;
+    void this.setAlarm(now + KEEPALIVE_MS);
+  }
+
+  private setAlarm(at: number): Promise<void> {
+    this.alarmAt = at;
+    return this.ctx.storage.setAlarm(at);
+  }
+
+  private deleteAlarm(): Promise<void> {
+    this.alarmAt = undefined;
+    return this.ctx.storage.deleteAlarm();
   }
 
   /** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
@@ -462,7 +487,7 @@ export class SessionObject extends DurableObject<Env> {
       if (this.running) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
       this.sideWork.abort();
       this.sideWork = new AbortController();
-      await this.ctx.storage.deleteAlarm();
+      await this.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.store.forget();
       // The session is gone: its sockets are told so and closed.
@@ -550,8 +575,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    this.alarmAt = undefined; // it fired
     if (!this.running) this.closeInterruptedTurns();
-    await this.scheduleAlarm(true);
+    await this.scheduleAlarm();
   }
 
   /**
@@ -569,17 +595,12 @@ export class SessionObject extends DurableObject<Env> {
     return follower;
   }
 
-  /**
-   * Keeps a running turn awake; otherwise wakes when the next event log expires. Pruning (`prune`)
-   * runs in the alarm and every `PRUNE_EVERY_TURNS` turns, which bounds the logs kept by count while
-   * a busy session never lets the alarm come; not after every turn, where it cost each turn more
-   * than its own writes.
-   */
-  private async scheduleAlarm(prune: boolean): Promise<void> {
-    if (this.running) return this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
-    const nextEnd = prune ? this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS) : this.turns.nextLogEnd();
-    if (nextEnd === undefined) return this.ctx.storage.deleteAlarm();
-    return this.ctx.storage.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
+  /** Keeps a running turn awake; otherwise prunes, and wakes when the next event log expires. */
+  private async scheduleAlarm(): Promise<void> {
+    if (this.running) return this.setAlarm(Date.now() + KEEPALIVE_MS);
+    const nextEnd = this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
+    if (nextEnd === undefined) return this.deleteAlarm();
+    return this.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
   }
 
   private requireSession(): void {

@@ -127,12 +127,7 @@ export class TurnStore {
       this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });
-    return this.nextLogEnd();
-  }
-
-  /** When the oldest kept event log's turn ended (a running turn has no end yet). */
-  nextLogEnd(): number | undefined {
-    if (!this.session.exists()) return undefined;
+    // A running turn has no end yet.
     return this.sql.exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0`).one().ended_at ?? undefined;
   }
 

@@ -84,6 +84,21 @@ describe('storage', () => {
     expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
+  it('sets one keepalive alarm for a burst of turns; that alarm then prunes and sets itself for the next expiry', async () => {
+    const id = newSessionId('burst');
+    const alarm = () => runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm());
+    await jsonTurn(id, { messages: [user('one')] });
+    const first = await alarm();
+    expect(first).toBeGreaterThan(Date.now());
+    expect(first).toBeLessThanOrEqual(Date.now() + 30_000);
+    // Each alarm set is a storage write: the next turns of the burst reuse the one already due.
+    await jsonTurn(id, { messages: [user('two')] });
+    await jsonTurn(id, { messages: [user('three')] });
+    expect(await alarm()).toBe(first);
+    expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
+    expect(await alarm()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
+
   it('keeps the logs of the newest turns only', async () => {
     const id = newSessionId('keep');
     for (let index = 0; index < 4; index++) await turn(id, { messages: [user(`m${index}`)] });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
+import { measure, median, quantile, round, shuffled } from './measure.mjs';
 import { startBenchUpstream } from './upstream.mjs';
 
 const TIME_LIMIT_MS = 210_000;
@@ -59,52 +60,6 @@ const stopAll = () => {
   peer.stop();
   void upstream.close();
 };
-
-/** A copy in random order (Fisher–Yates). */
-function shuffled(items) {
-  const copy = [...items];
-  for (let index = copy.length - 1; index > 0; index--) {
-    const other = Math.floor(Math.random() * (index + 1));
-    [copy[index], copy[other]] = [copy[other], copy[index]];
-  }
-  return copy;
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
-const round = (value, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
-
-/**
- * Sends one request and reads its stream to the end: the time to the first text event, the time of
- * the last, and how many text events came (counted by `marker`, which each text event holds once).
- */
-async function measure(url, body, marker) {
-  const started = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  const decoder = new TextDecoder();
-  let first;
-  let last = started;
-  let count = 0;
-  let carry = '';
-  for await (const bytes of response.body) {
-    const text = carry + decoder.decode(bytes, { stream: true });
-    let at = text.indexOf(marker);
-    let seen = 0;
-    while (at !== -1) {
-      seen++;
-      at = text.indexOf(marker, at + marker.length);
-    }
-    // Keep the tail, so that a marker split across two reads is counted once.
-    carry = text.slice(Math.max(0, text.length - marker.length + 1));
-    if (seen > 0) {
-      count += seen;
-      last = performance.now();
-      first ??= last;
-    }
-  }
-  return { ttft: (first ?? performance.now()) - started, totalMs: last - started, count };
-}
 
 /** An open socket to one AIChatAgent instance (one chat). */
 async function peerChat(name) {

@@ -4,11 +4,12 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /**
- * @param {{ config?: string, vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
- *   `config`: a wrangler config other than the project's own (the benchmarks' other systems).
+ * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
+ *   `config`: a wrangler config other than the project's own (the benchmarks' other systems);
+ *   `cwd`: another checkout to serve (`npm run bench:compare`).
  * @returns {Promise<{ base: string, port: number, log: () => string, stop: () => void }>}
  */
-export async function startDevServer({ config, vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
+export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
   const started = Date.now();
   const port = await new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -22,6 +23,7 @@ export async function startDevServer({ config, vars = {}, extraArgs = [], timeou
   const dev = spawn('npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    ...(cwd ? { cwd } : {}),
   });
   // wrangler's own output, kept for when something fails.
   let log = '';

@@ -106,7 +106,7 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
  * JavaScript one.
  */
 function bytePipe(): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
-  const Native = (globalThis as { IdentityTransformStream?: typeof IdentityTransformStream }).IdentityTransformStream;
+  const Native = (globalThis as { IdentityTransformStream?: new () => TransformStream<Uint8Array, Uint8Array> }).IdentityTransformStream;
   return Native ? new Native() : new TransformStream<Uint8Array, Uint8Array>();
 }
 

@@ -18,7 +18,7 @@ import { startBenchUpstream } from './upstream.mjs';
 const TIME_LIMIT_MS = 210_000;
 const TTFT_TURNS = 200;
 const THROUGHPUT_DELTAS = 20_000;
-const THROUGHPUT_RUNS = 5;
+const THROUGHPUT_RUNS = 7;
 const CONCURRENT_SESSIONS = 100;
 const TURNS_EACH = 5;
 

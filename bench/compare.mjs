@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../scripts/dev-server.mjs';
 import { measure, shuffled, median, round } from './measure.mjs';
-import { startBenchUpstream } from './upstream.mjs';
+import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 const TURNS = 150;
 const THROUGHPUT_DELTAS = 20_000;
@@ -30,14 +30,7 @@ const guard = setTimeout(() => {
 }, TIME_LIMIT_MS);
 
 const upstream = await startBenchUpstream();
-const vars = {
-  MODEL: 'openai:deltas-5',
-  MODELS: `openai:deltas-5,openai:deltas-${THROUGHPUT_DELTAS}`,
-  OPENAI_BASE_URL: `${upstream.url}/v1`,
-  OPENAI_API_KEY: 'bench',
-  RATE_LIMIT_PER_MINUTE: '0',
-  TITLES: 'off',
-};
+const vars = serviceVars(upstream.url, THROUGHPUT_DELTAS);
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-compare-'))];
 const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
 const before = await startDevServer({ cwd: other, vars, extraArgs: state() });

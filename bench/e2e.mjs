@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
 import { measure, median, quantile, round, shuffled } from './measure.mjs';
-import { startBenchUpstream } from './upstream.mjs';
+import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 const TIME_LIMIT_MS = 210_000;
 const TTFT_TURNS = 200;
@@ -39,14 +39,7 @@ const limitDo = await startDevServer({
 });
 const ours = await startDevServer({
   extraArgs: ['--persist-to', state],
-    vars: {
-      MODEL: 'openai:deltas-5',
-      MODELS: `openai:deltas-5,openai:deltas-${THROUGHPUT_DELTAS}`,
-      OPENAI_BASE_URL: `${upstream.url}/v1`,
-      OPENAI_API_KEY: 'bench',
-      RATE_LIMIT_PER_MINUTE: '0',
-      TITLES: 'off',
-    },
+  vars: serviceVars(upstream.url, THROUGHPUT_DELTAS),
 });
 const peer = await startDevServer({
   config: 'bench/systems/peer.toml',

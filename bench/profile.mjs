@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { startBenchUpstream } from './upstream.mjs';
+import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 const WORKLOADS = {
   long: { turns: 300, session: () => 'profile-long', model: 'openai:deltas-5' },
@@ -39,14 +39,7 @@ const upstream = await startBenchUpstream();
 const inspectorPort = 9300 + Math.floor(Math.random() * 600);
 const ours = await startDevServer({
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'profile-state-')), '--inspector-port', String(inspectorPort)],
-  vars: {
-    MODEL: 'openai:deltas-5',
-    MODELS: 'openai:deltas-5,openai:deltas-20000',
-    OPENAI_BASE_URL: `${upstream.url}/v1`,
-    OPENAI_API_KEY: 'bench',
-    RATE_LIMIT_PER_MINUTE: '0',
-    TITLES: 'off',
-  },
+  vars: serviceVars(upstream.url, 20_000),
 });
 
 /** The inspector's DevTools protocol, one request at a time. */

@@ -36,3 +36,18 @@ export async function startBenchUpstream() {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
+
+/**
+ * The service's configuration against the stand-in: its models (a short answer and one of `deltas`
+ * deltas), no rate limiter (a call to another object on every POST) and no title side calls.
+ */
+export function serviceVars(upstreamUrl, deltas) {
+  return {
+    MODEL: 'openai:deltas-5',
+    MODELS: `openai:deltas-5,openai:deltas-${deltas}`,
+    OPENAI_BASE_URL: `${upstreamUrl}/v1`,
+    OPENAI_API_KEY: 'bench',
+    RATE_LIMIT_PER_MINUTE: '0',
+    TITLES: 'off',
+  };
+}

@@ -160,12 +160,13 @@ export class SessionStore implements NotesStore {
     const stored = this.sql
       .exec<HistoryShape>(`SELECT COUNT(*) AS count, COALESCE(MAX(seq), 0) AS last, COALESCE(SUM(seq), 0) AS total FROM messages WHERE seq > ?`, seq)
       .one();
-    const cached = this.loaded;
-    if (!cached || cached.afterSeq !== seq || !sameShape(cached, stored)) {
+    let loaded = this.loaded;
+    if (!loaded || loaded.afterSeq !== seq || !sameShape(loaded, stored)) {
       const rows = this.sql.exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq`, seq).toArray();
-      this.loaded = { afterSeq: seq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(this.readMessage(row))) };
+      loaded = { afterSeq: seq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(this.readMessage(row))) };
+      this.loaded = loaded;
     }
-    return [...this.loaded!.messages];
+    return [...loaded.messages];
   }
 
   // --- context: compactions and the token calibration ---------------------------------------------

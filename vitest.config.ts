@@ -77,6 +77,7 @@ export default defineConfig({
         test: {
           name: 'workers',
           globalSetup: ['./test/global-setup.ts'],
+          setupFiles: ['./test/setup-workers.ts'],
           include: ['test/**/*.test.ts'],
           exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**'],
           testTimeout: 20_000,
@@ -88,6 +89,7 @@ export default defineConfig({
         test: {
           name: 'workers-mcp',
           globalSetup: ['./test/global-setup.ts'],
+          setupFiles: ['./test/setup-workers.ts'],
           include: ['test/mcp/**/*.test.ts'],
           // One file at a time: the MCP server's counts (lists, calls) must belong to one file.
           fileParallelism: false,

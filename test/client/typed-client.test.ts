@@ -4,16 +4,13 @@
  * cancel, and `run()` driving client tools and permission prompts to the end. Its types are checked
  * against the service's response schemas at compile time.
  */
-import { createExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createClient, TurnsApiError, type TurnEvent } from '../../client/src/index';
 import type * as ClientTypes from '../../client/src/types';
 import type { z } from '../../src/lib/zod';
 import type { messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
 import type { TurnRequest, turnRequestSchema } from '../../src/api/turn-request';
-import worker from '../../src/index';
-import { history, newSessionId } from '../helpers/api';
+import { callWorker, history, newSessionId } from '../helpers/api';
 
 /** Compiles only if the two types are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -37,11 +34,11 @@ type Call = { method: string; url: string; lastEventId: string | null; idempoten
 function workerFetch(cut?: (call: Call, index: number) => number | undefined, unreachable: number[] = []) {
   const calls: Call[] = [];
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
-    const request = new Request(input, init) as Request<unknown, IncomingRequestCfProperties>;
+    const request = new Request(input, init);
     const call = { method: request.method, url: request.url, lastEventId: request.headers.get('last-event-id'), idempotencyKey: request.headers.get('idempotency-key') };
     calls.push(call);
     if (unreachable.includes(calls.length - 1)) throw new TypeError('fetch failed');
-    const response = await worker.fetch(request, env, createExecutionContext());
+    const response = await callWorker(request);
     const keep = cut?.(call, calls.length - 1);
     if (keep === undefined || !response.body) return response;
     return new Response(dropAfter(response.body, keep), response);

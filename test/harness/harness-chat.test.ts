@@ -5,13 +5,11 @@
  * parsed with its strict schema (`src/protocol/harness-events.ts`); both response formats; every 400
  * of seed section 3.3 with the session unchanged; one session through both doors.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { harnessEventSchemas, type HarnessEventType } from '../../src/protocol/harness-events';
-import { fetchWorker, history, newSessionId, postTurn, session, user } from '../helpers/api';
+import { callWorker, fetchWorker, history, newSessionId, postTurn, session, user } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
 import { sentWith } from '../helpers/upstream-log';
 
@@ -414,14 +412,13 @@ describe('POST /harness/chat', () => {
 
     it('a userId that is not the token’s user, where auth is on: 403', async () => {
       const call = async (userId: string, sub: string) =>
-        worker.fetch(
+        callWorker(
           new Request('http://localhost/harness/chat', {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${await mint({ sub })}` },
             body: JSON.stringify({ sessionId: 'h-auth', userId, input: 'hi' }),
-          }) as Request<unknown, IncomingRequestCfProperties>,
+          }),
           { ...env, AUTH_SECRET: SECRET },
-          createExecutionContext(),
         );
       const mismatch = await call('mallory', 'alice');
       expect(mismatch.status).toBe(403);

@@ -1,6 +1,6 @@
 /** Calls the real Worker (in workerd, with its real Durable Objects) and parses what comes back. */
 import { expect } from 'vitest';
-import { createExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
@@ -15,8 +15,26 @@ const BASE = 'http://localhost';
  * with every call made (milliseconds after a few thousand), which long tests cannot afford.
  */
 export function fetchWorker(path: string, init?: RequestInit): Promise<Response> {
-  const request = new Request(`${BASE}${path}`, init) as Request<unknown, IncomingRequestCfProperties>;
-  return worker.fetch(request, env, createExecutionContext());
+  return callWorker(new Request(`${BASE}${path}`, init));
+}
+
+/** The contexts of the calls not yet settled (`settleWorkerCalls`). */
+const contexts: ExecutionContext[] = [];
+
+/** One call of the Worker's fetch handler, with the given bindings (the real ones by default). */
+export function callWorker(request: Request, bindings: typeof env = env): Promise<Response> {
+  const context = createExecutionContext();
+  contexts.push(context);
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, bindings, context);
+}
+
+/**
+ * Waits for the `waitUntil` work of every call so far: the request's log line is written after its
+ * response, and none may outlive its test file (the pool closes the console's channel at its end).
+ * Run after each test (`test/setup-workers.ts`).
+ */
+export async function settleWorkerCalls(): Promise<void> {
+  await Promise.all(contexts.splice(0).map((context) => waitOnExecutionContext(context)));
 }
 
 let counter = 0;

@@ -3,11 +3,9 @@
  * session belongs to its user; without a secret only loopback requests are served; the per-user
  * rate limit on POST requests.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
-import { newSessionId, readSse } from '../helpers/api';
+import { callWorker, newSessionId, readSse } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
 
 function call(path: string, init: RequestInit & { token?: string; host?: string; vars?: Record<string, string> } = {}) {
@@ -16,7 +14,7 @@ function call(path: string, init: RequestInit & { token?: string; host?: string;
   if (token) headers.set('authorization', `Bearer ${token}`);
   if (rest.body) headers.set('content-type', 'application/json');
   const request = new Request(`${host}${path}`, { ...rest, headers }) as Request<unknown, IncomingRequestCfProperties>;
-  return worker.fetch(request, { ...env, AUTH_SECRET: SECRET, ...vars }, createExecutionContext());
+  return callWorker(request, { ...env, AUTH_SECRET: SECRET, ...vars });
 }
 
 async function expectError(response: Response, status: number, code: string) {

@@ -2,21 +2,12 @@
  * Browser access and operations (issue 10, points 4 and 5): CORS for the configured origins with an
  * `OPTIONS` preflight on every route, and the structured JSON logs of requests and turns.
  */
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index';
-import { newSessionId, waitIdle } from '../helpers/api';
-
-/** The calls' contexts: a request's log line is written after its response, in a `waitUntil`. */
-const contexts: ExecutionContext[] = [];
-const settled = () => Promise.all(contexts.splice(0).map((context) => waitOnExecutionContext(context)));
+import { callWorker, newSessionId, settleWorkerCalls, waitIdle } from '../helpers/api';
 
 function call(path: string, init: RequestInit = {}, vars: Record<string, string> = {}): Promise<Response> {
-  const request = new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>;
-  const context = createExecutionContext();
-  contexts.push(context);
-  return worker.fetch(request, { ...env, ...vars }, context);
+  return callWorker(new Request(`http://localhost${path}`, init), { ...env, ...vars });
 }
 
 const APP = 'https://app.example.com';
@@ -109,7 +100,8 @@ describe('structured logs', () => {
     const body = (await response.json()) as { turnId: string };
     await waitIdle(sessionId);
     await call(`/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
-    await settled();
+    // A request's log line is written after its response, in a `waitUntil`.
+    await settleWorkerCalls();
 
     const logged = records(spy);
     const turn = logged.find((record) => record.kind === 'turn' && record.turn === body.turnId);

@@ -5,11 +5,9 @@
  * request's `baseUrl` never fetched, only pi's tools offered. The real client drives it in
  * `test/clients/pi-agent.clients.test.ts`.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
-import { fetchWorker } from '../helpers/api';
+import { callWorker, fetchWorker } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
 import { abortedWith, sentWith } from '../helpers/upstream-log';
 
@@ -179,14 +177,13 @@ describe('POST /api/stream', () => {
 
     it('a missing or bad token, where the deployment has AUTH_SECRET', async () => {
       const call = (headers: Record<string, string>) =>
-        worker.fetch(
+        callWorker(
           new Request('http://localhost/api/stream', {
             method: 'POST',
             headers: { 'content-type': 'application/json', ...headers },
             body: JSON.stringify({ model: piModel('demo', 'demo'), context: { messages: [userMessage('hi')] } }),
-          }) as Request<unknown, IncomingRequestCfProperties>,
+          }),
           { ...env, AUTH_SECRET: SECRET },
-          createExecutionContext(),
         );
       const missing = await call({});
       expect(missing.status).toBe(401);

@@ -4,13 +4,11 @@
  * model of the session state machine. Never a 5xx, never another user's data, and the history's
  * invariants always hold.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
-import { checkHistoryInvariants, newSessionId } from '../helpers/api';
+import { callWorker, checkHistoryInvariants, newSessionId } from '../helpers/api';
 
 const SECRET = 'model-test-secret-0123456789abcdef';
 const USERS = ['ann', 'bob'] as const;
@@ -30,7 +28,7 @@ async function call(real: Real, user: User, path: string, init: { method?: strin
     headers,
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   }) as Request<unknown, IncomingRequestCfProperties>;
-  const response = await worker.fetch(request, { ...env, AUTH_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' }, createExecutionContext());
+  const response = await callWorker(request, { ...env, AUTH_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' });
   expect(response.status).toBeLessThan(500);
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined };

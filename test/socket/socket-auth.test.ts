@@ -3,21 +3,15 @@
  * a subprotocol entry (browsers cannot set headers), and a refusal a browser can read: an `error`
  * frame, then a close code of 4000 + the HTTP status with the reason.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
-import { fetchWorker, newSessionId } from '../helpers/api';
+import { callWorker, fetchWorker, newSessionId } from '../helpers/api';
 import { complete, openSocket } from '../helpers/socket';
 import { mint, SECRET } from '../helpers/tokens';
 
 /** The Worker as a deployment with AUTH_SECRET, on a public host. */
 const deployed = (vars: Record<string, string> = {}) => (path: string, init: RequestInit) =>
-  worker.fetch(
-    new Request(`https://agents.example.com${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
-    { ...env, AUTH_SECRET: SECRET, ...vars },
-    createExecutionContext(),
-  );
+  callWorker(new Request(`https://agents.example.com${path}`, init), { ...env, AUTH_SECRET: SECRET, ...vars });
 
 describe('the socket upgrade', () => {
   it('takes the token as a subprotocol entry and selects agent-chat', async () => {

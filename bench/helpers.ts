@@ -1,9 +1,9 @@
 /** What the workerd benchmarks share: the session object of an id, seeding its history, timing a turn. */
-import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../src/index';
 import { sessionObjectName } from '../src/http/session-stub';
 import { SessionStore } from '../src/session/store';
+import { callWorker, settleWorkerCalls } from '../test/helpers/api';
 
 export const stub = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
 
@@ -25,13 +25,12 @@ export async function seedHistory(id: string, size: number, text: (index: number
 export async function turnMs(id: string, index: number): Promise<number> {
   const body = JSON.stringify({ messages: [{ role: 'user', content: `hello ${index}` }] });
   const request = new Request(`http://localhost/sessions/${id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const context = createExecutionContext();
   const started = performance.now();
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, context);
+  const response = await callWorker(request);
   await response.json();
   const ms = performance.now() - started;
   // The request's log line is written after its response: no work may outlive the bench file.
-  await waitOnExecutionContext(context);
+  await settleWorkerCalls();
   return ms;
 }
 

@@ -8,6 +8,8 @@ import type { ModelStreamPart } from './types';
 import { httpErrorPart, type ErrorPart } from './upstream-errors';
 import { UpstreamTimer, type UpstreamTimeouts } from './upstream-timer';
 
+const BROKE_OFF = 'The model stream broke off before it finished.';
+
 export type Fail = (code: string, message: string, retryable: boolean) => ErrorPart;
 
 export type SseMessage = { event?: string | undefined; data: string };
@@ -88,12 +90,12 @@ export async function* sseMessages(
         next = await reader.read();
       } catch (cause) {
         if (!timer.signal.aborted) console.error(`${provider}: stream broke`, cause);
-        yield fail('upstream_cut', 'The model stream broke off before it finished.', true);
+        yield fail('upstream_cut', BROKE_OFF, true);
         return;
       }
       if (next.done) {
-        // `fail` names a cancel or a timeout for what it is.
-        yield timer.signal.aborted ? fail('upstream_cut', 'The model stream broke off before it finished.', true) : fail('upstream_cut', `The model stream ended before ${awaited}.`, true);
+        // Ended by the abort's cancel, it broke off (`fail` names a cancel or a timeout for what it is).
+        yield fail('upstream_cut', timer.signal.aborted ? BROKE_OFF : `The model stream ended before ${awaited}.`, true);
         return;
       }
       timer.alive();

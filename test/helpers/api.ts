@@ -9,11 +9,7 @@ export type WireEvent = { event: string; id: string | undefined; data: Record<st
 
 const BASE = 'http://localhost';
 
-/**
- * The Worker's own fetch handler, the module instance the pool runs, with the real bindings. Called
- * directly rather than through `exports.default.fetch`, whose per-call cost in this pool version grows
- * with every call made (milliseconds after a few thousand), which long tests cannot afford.
- */
+/** A request to the Worker at `path` on the local host, with the real bindings. */
 export function fetchWorker(path: string, init?: RequestInit): Promise<Response> {
   return callWorker(new Request(`${BASE}${path}`, init));
 }
@@ -21,7 +17,12 @@ export function fetchWorker(path: string, init?: RequestInit): Promise<Response>
 /** The contexts of the calls not yet settled (`settleWorkerCalls`). */
 const contexts: ExecutionContext[] = [];
 
-/** One call of the Worker's fetch handler, with the given bindings (the real ones by default). */
+/**
+ * One call of the Worker's own fetch handler, the module instance the pool runs, with the given
+ * bindings (the real ones by default). Called directly rather than through `exports.default.fetch`,
+ * whose per-call cost in this pool version grows with every call made (milliseconds after a few
+ * thousand), which long tests cannot afford.
+ */
 export function callWorker(request: Request, bindings: typeof env = env): Promise<Response> {
   const context = createExecutionContext();
   contexts.push(context);

@@ -13,7 +13,7 @@ function call(path: string, init: RequestInit & { token?: string; host?: string;
   const headers = new Headers(rest.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
   if (rest.body) headers.set('content-type', 'application/json');
-  const request = new Request(`${host}${path}`, { ...rest, headers }) as Request<unknown, IncomingRequestCfProperties>;
+  const request = new Request(`${host}${path}`, { ...rest, headers });
   return callWorker(request, { ...env, AUTH_SECRET: SECRET, ...vars });
 }
 

@@ -27,7 +27,7 @@ async function call(real: Real, user: User, path: string, init: { method?: strin
     method: init.method ?? 'GET',
     headers,
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  }) as Request<unknown, IncomingRequestCfProperties>;
+  });
   const response = await callWorker(request, { ...env, AUTH_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' });
   expect(response.status).toBeLessThan(500);
   const text = await response.text();

@@ -9,6 +9,10 @@ if (!user || !secret) {
   console.error('usage: AUTH_SECRET=<secret> node scripts/mint-token.mjs <user-id> [expires-in, e.g. 1h]');
   process.exit(2);
 }
+if (new TextEncoder().encode(secret).length < 32) {
+  console.error('AUTH_SECRET must be at least 32 bytes: a deployment with a shorter one refuses every token (401 auth_misconfigured).');
+  process.exit(2);
+}
 const token = await new SignJWT({})
   .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
   .setSubject(user)

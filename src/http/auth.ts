@@ -1,7 +1,9 @@
 /**
- * Who is asking. `Authorization: Bearer <JWT>`, HS256 against the secret `AUTH_SECRET`, verified by
- * `jose` (signature, `exp`, `nbf`); `sub` is the user id. With no secret configured, the deployment
- * serves one local user, and only to requests that come to a loopback host (`wrangler dev`).
+ * Who is asking. `Authorization: Bearer <JWT>`, HS256 against the secret `AUTH_SECRET` (at least
+ * `MIN_SECRET_BYTES`), verified by `jose`: signature, `nbf`, and `exp` and `sub`, which a token must
+ * have (a token that never expires cannot be taken back). `sub` is the user id. With no secret
+ * configured, the deployment serves one local user, and only to requests to a loopback host from a
+ * local peer (`wrangler dev`).
  */
 import { errors, jwtVerify } from 'jose';
 import type { IRequest } from 'itty-router';
@@ -15,6 +17,12 @@ export type AuthedRequest = IRequest & { userId: string };
 
 const CHALLENGE = { 'www-authenticate': 'Bearer' };
 const encoder = new TextEncoder();
+
+/** An HS256 secret shorter than its hash (32 bytes) can be guessed offline from any one token. */
+export const MIN_SECRET_BYTES = 32;
+
+/** Who a token names, and when it stops being valid (ms since the epoch). */
+export type Identity = { userId: string; expiresAt?: number };
 
 /** itty middleware: sets `request.userId`, or throws a 401. */
 export async function withUser(request: IRequest, env: Env): Promise<void> {
@@ -33,33 +41,59 @@ export function bearerToken(request: Request): string | undefined {
 
 /** Checks a bearer token however it came (a header, or a WebSocket subprotocol entry). */
 export async function authenticateToken(token: string | undefined, request: Request, env: Env): Promise<string> {
+  return (await verifyToken(token, request, env)).userId;
+}
+
+/** As `authenticateToken`, with the token's expiry: a socket outlives its upgrade, and checks it on every frame. */
+export async function verifyToken(token: string | undefined, request: Request, env: Env): Promise<Identity> {
   const secret = env.AUTH_SECRET;
   if (!secret) {
-    if (isLoopback(new URL(request.url).hostname)) return LOCAL_USER;
+    // The host a request names is the client's to choose; the peer the runtime saw is not.
+    const peer = request.headers.get('cf-connecting-ip');
+    if (isLoopback(new URL(request.url).hostname) && (peer === null || isLoopback(peer))) return { userId: LOCAL_USER };
     throw unauthorized(
       'auth_not_configured',
-      'This deployment has no AUTH_SECRET, so it only serves requests to a loopback host. Set one with `wrangler secret put AUTH_SECRET`.',
+      'This deployment has no AUTH_SECRET, so it only serves local requests to a loopback host. Set one with `wrangler secret put AUTH_SECRET`.',
+    );
+  }
+  const key = encoder.encode(secret);
+  if (key.length < MIN_SECRET_BYTES) {
+    console.error(`AUTH_SECRET is ${key.length} bytes; it must be at least ${MIN_SECRET_BYTES}. Every request is refused until it is.`);
+    throw unauthorized(
+      'auth_misconfigured',
+      `This deployment's AUTH_SECRET is too short to be safe (under ${MIN_SECRET_BYTES} bytes), so it refuses every token. Its operator must set a longer one.`,
     );
   }
   if (!token) throw unauthorized('unauthorized', 'Send "Authorization: Bearer <token>" with a JWT signed by this deployment (HS256).');
   try {
-    const { payload } = await jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) {
       throw unauthorized('unauthorized', 'The token has no "sub" claim naming the user.');
     }
-    return payload.sub;
+    return { userId: payload.sub, ...(payload.exp !== undefined ? { expiresAt: payload.exp * 1000 } : {}) };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof errors.JWTExpired) throw unauthorized('token_expired', 'The token has expired; get a new one.');
     if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') {
       throw unauthorized('token_not_yet_valid', 'The token is not valid yet (its "nbf" is in the future).');
     }
+    if (error instanceof errors.JWTClaimValidationFailed && (error.claim === 'exp' || error.claim === 'sub')) {
+      const why = error.claim === 'exp' ? 'no "exp" claim: tokens must expire' : 'no "sub" claim naming the user';
+      throw unauthorized('unauthorized', `The token has ${why}.`);
+    }
     throw unauthorized('unauthorized', 'The token is not valid: it must be a JWT signed with HS256 by this deployment.');
   }
 }
 
+/** A loopback host name or address (IPv4 127/8, IPv6 ::1, also IPv4-mapped). */
 export function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  return (
+    hostname === 'localhost' ||
+    hostname === '[::1]' ||
+    hostname === '::1' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname) ||
+    /^::ffff:127(\.\d{1,3}){3}$/i.test(hostname)
+  );
 }
 
 function unauthorized(code: string, message: string): ApiError {

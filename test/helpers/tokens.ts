@@ -3,10 +3,11 @@ import { SignJWT } from 'jose';
 
 export const SECRET = 'test-secret-with-enough-entropy-0123456789';
 
-export async function mint(claims: { sub?: string; exp?: number | string; nbf?: number | string; alg?: string; secret?: string } = {}) {
+/** `exp: null` mints a token that never expires (which the service refuses). */
+export async function mint(claims: { sub?: string; exp?: number | string | null; nbf?: number | string; alg?: string; secret?: string } = {}) {
   const jwt = new SignJWT({}).setProtectedHeader({ alg: claims.alg ?? 'HS256' }).setIssuedAt();
   if (claims.sub !== undefined) jwt.setSubject(claims.sub);
-  jwt.setExpirationTime(claims.exp ?? '5m');
+  if (claims.exp !== null) jwt.setExpirationTime(claims.exp ?? '5m');
   if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
   return jwt.sign(new TextEncoder().encode(claims.secret ?? SECRET));
 }

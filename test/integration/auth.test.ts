@@ -38,6 +38,7 @@ describe('authentication', () => {
     ['an expired token', () => mint({ sub: 'u', exp: Math.floor(Date.now() / 1000) - 60 }), 'token_expired'],
     ['a token not valid yet', () => mint({ sub: 'u', nbf: Math.floor(Date.now() / 1000) + 600 }), 'token_not_yet_valid'],
     ['a token without sub', () => mint({}), 'unauthorized'],
+    ['a token without exp (one that never expires)', () => mint({ sub: 'u', exp: null }), 'unauthorized'],
     ['something that is not a JWT', async () => 'not-a-jwt', 'unauthorized'],
   ])('401 for %s', async (_label, token, code) => {
     await expectError(await call(`/sessions/a`, { token: await token() }), 401, code);
@@ -58,6 +59,28 @@ describe('authentication', () => {
       const response = await call(`/sessions/${newSessionId('loop')}/turns`, { method: 'POST', body: turnBody('hi'), host, vars });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
+    }
+  });
+});
+
+describe('the secret and the peer', () => {
+  it('refuses every request with 401 auth_misconfigured while AUTH_SECRET is under 32 bytes, and says why', async () => {
+    const short = 'x'.repeat(31);
+    const token = await mint({ sub: 'u', secret: short });
+    const { body } = await expectError(await call('/sessions/a', { token, vars: { AUTH_SECRET: short } }), 401, 'auth_misconfigured');
+    expect(body.error.message).toMatch(/AUTH_SECRET is too short.*32 bytes/);
+    const long = 'x'.repeat(32);
+    expect((await call(`/sessions/${newSessionId()}`, { token: await mint({ sub: 'u', secret: long }), vars: { AUTH_SECRET: long } })).status).toBe(404);
+  });
+
+  it('without AUTH_SECRET, serves a loopback host only to a local peer', async () => {
+    const vars = { AUTH_SECRET: '' };
+    const host = 'http://127.0.0.1:8787';
+    for (const peer of ['127.0.0.1', '::1']) {
+      expect((await call(`/sessions/${newSessionId()}`, { host, vars, headers: { 'cf-connecting-ip': peer } })).status).toBe(404);
+    }
+    for (const peer of ['203.0.113.9', '2001:db8::1']) {
+      await expectError(await call('/sessions/a', { host, vars, headers: { 'cf-connecting-ip': peer } }), 401, 'auth_not_configured');
     }
   });
 });

@@ -118,12 +118,15 @@ export class TurnStore {
 
   /**
    * Forgets what has outlived its use: event logs and idempotency keys of turns that ended before
-   * `before`, and the logs of all but the newest `keepTurns` turns. Returns when the next log expires.
+   * `before`, and the logs of all but the newest `keepTurns` turns, except those of turns started
+   * with an idempotency key: a retry within the key's window replays its turn's events, so the
+   * window (README: 24 h), not a count of turns, decides when those go. Returns when the next log
+   * expires.
    */
   prune(before: number, keepTurns: number): number | undefined {
     if (!this.session.exists()) return undefined;
     this.storage.transactionSync(() => {
-      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2))`;
+      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR (idempotency_key IS NULL AND turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2)))`;
       this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });

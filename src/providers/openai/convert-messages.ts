@@ -44,11 +44,19 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
         break;
       }
       case 'tool':
-        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: plainText(message.content) });
+        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(plainText(message.content), message.isError) });
         break;
     }
   }
   return out;
+}
+
+/**
+ * Chat Completions has no error flag on a tool message: a failed call says so in its text, or the
+ * model takes the error's words for the tool's answer.
+ */
+export function toolResultText(text: string, isError: boolean | undefined): string {
+  return isError ? `[The tool call failed] ${text}` : text;
 }
 
 export function convertTools(tools: ToolSpec[]) {

@@ -8,6 +8,7 @@ import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../pr
 import type { Emit, FinishReason, ToolExecution, TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth';
 import { sleep } from '../lib/sleep';
 import { retryDelay, type RetryPolicy } from './retry-policy';
 
@@ -20,6 +21,8 @@ export type AssembledToolCall = {
   input: Record<string, unknown>;
   /** Set when the model's arguments were not a JSON object: the raw text, for the error result. */
   invalidArguments?: string;
+  /** Why they are invalid, when it is not that they are no JSON object. */
+  invalidReason?: string;
 };
 
 export type ModelCallResult =
@@ -276,6 +279,10 @@ function parseToolArguments(toolCallId: string, name: string, raw: string): Asse
   try {
     const value: unknown = JSON.parse(raw);
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      // Too deep to handle safely later (storage, encoders): as invalid as text that is not JSON.
+      if (nestsDeeperThan(value)) {
+        return { toolCallId, name, input: {}, invalidArguments: raw, invalidReason: `The arguments nest deeper than ${MAX_JSON_DEPTH} levels` };
+      }
       return { toolCallId, name, input: value as Record<string, unknown> };
     }
   } catch {

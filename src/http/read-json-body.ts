@@ -1,10 +1,11 @@
 /**
  * A request body as a checked value: JSON content type (415), at most `MAX_BODY_BYTES` (413, counted
- * while reading, not trusted from Content-Length), valid JSON (400), the schema's shape (400 with the
- * issues listed). A cast is not a check.
+ * while reading, not trusted from Content-Length), valid JSON nested at most `MAX_JSON_DEPTH` deep
+ * (400), the schema's shape (400 with the issues listed). A cast is not a check.
  */
 import { LIMITS } from '../api/limits';
 import { ApiError, invalidRequest } from '../lib/errors';
+import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import type { z } from '../lib/zod';
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -27,6 +28,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   } catch {
     throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
   }
+  if (nestsDeeperThan(json)) throw new ApiError(400, 'invalid_json', `The body is too deeply nested: ${TOO_DEEP_MESSAGE}`);
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw invalidRequest('The request body', parsed.error.issues);
   return { data: parsed.data, text };

@@ -40,7 +40,7 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
       yield* say('text-delta', `Let me use ${names}.`);
       const base = absoluteLength(request.messages);
       for (const [index, call] of plan.calls.entries()) {
-        const json = JSON.stringify(call.input);
+        const json = call.json ?? JSON.stringify(call.input);
         const half = Math.ceil(json.length / 2);
         yield { type: 'tool-call-delta', index, id: `call_demo_${base}_${index}`, name: call.name, argumentsDelta: json.slice(0, half) };
         yield { type: 'tool-call-delta', index, argumentsDelta: json.slice(half) };

@@ -5,7 +5,8 @@
  */
 import { plainText, type HistoryMessage } from '../../api/content';
 
-export type DemoToolCall = { name: string; input: Record<string, unknown> };
+/** `json`: the arguments as the user wrote them (`call <tool> {json}`), streamed as they are, as a model's would be. */
+export type DemoToolCall = { name: string; input: Record<string, unknown>; json?: string };
 
 export type DemoPlan =
   | { kind: 'tools'; calls: DemoToolCall[] }
@@ -49,7 +50,10 @@ function callForClause(clause: string): DemoToolCall | undefined {
   if (lower.includes('demo:loop')) return { name: 'calculator', input: { expression: '1+1' } };
 
   const explicit = /^call\s+([A-Za-z0-9_-]+)\s*(\{.*\})?\s*$/s.exec(clause);
-  if (explicit?.[1]) return { name: explicit[1], input: parseObject(explicit[2]) };
+  if (explicit?.[1]) {
+    const input = parseObject(explicit[2]);
+    return { name: explicit[1], input: input ?? {}, ...(input && explicit[2] ? { json: explicit[2] } : {}) };
+  }
 
   const math = /^(?:calculate|compute|what is|what's)\s+(.+?)\??$/i.exec(clause);
   if (math?.[1] && ARITHMETIC.test(math[1])) return { name: 'calculator', input: { expression: math[1].trim() } };
@@ -72,13 +76,14 @@ function callForClause(clause: string): DemoToolCall | undefined {
   return undefined;
 }
 
-function parseObject(json: string | undefined): Record<string, unknown> {
-  if (!json) return {};
+/** The object a clause's JSON writes, if it writes one (anything else calls the tool with `{}`). */
+function parseObject(json: string | undefined): Record<string, unknown> | undefined {
+  if (!json) return undefined;
   try {
     const value: unknown = JSON.parse(json);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }
 

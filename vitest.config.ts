@@ -41,6 +41,9 @@ export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bin
         // A model whose turns stop once they have spent a few tokens, for the budget's tests.
         TURN_TOKEN_BUDGET: 'demo:budget=20',
         TOOL_RESULT_MAX_CHARS: '2000',
+        // Small fan-out bounds, for their tests (hardening.test.ts).
+        MAX_SUBAGENTS_PER_TURN: '3',
+        TOOL_CONCURRENCY: '3',
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
         ...(mcp ? mcpBindings(inject('mcpUrl')) : {}),

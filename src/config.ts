@@ -52,6 +52,8 @@ const configSchema = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
   UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
+  TOOL_CONCURRENCY: positiveInt(8, 256),
+  MAX_SUBAGENTS_PER_TURN: z.preprocess((value) => (value === undefined || value === '' ? 8 : Number(value)), z.number().int().min(0).max(256)),
   MODEL_CONTEXT_TOKENS: tokensByModel,
   TURN_TOKEN_BUDGET: tokensByModel,
   OUTPUT_RESERVE_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? undefined : Number(value)), z.number().int().min(1).optional()),
@@ -93,6 +95,10 @@ export type Config = {
   maxIterations: number;
   upstream: { timeouts: UpstreamTimeouts; maxRetries: number };
   toolTimeoutMs: number;
+  /** Server tool calls of one batch that run at once; the others wait for a free slot. */
+  toolConcurrency: number;
+  /** Sub-agents (`agent_spawn`) one turn may start; calls past it get an error result. */
+  maxSubagentsPerTurn: number;
   rateLimitPerMinute: number;
   /** The origins whose pages may call the API (CORS): `*`, a list, or none (same origin only). */
   corsOrigins: CorsOrigins;
@@ -149,6 +155,8 @@ function parseConfig(env: Env): Config {
       maxRetries: vars.UPSTREAM_MAX_RETRIES,
     },
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
+    toolConcurrency: vars.TOOL_CONCURRENCY,
+    maxSubagentsPerTurn: vars.MAX_SUBAGENTS_PER_TURN,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     turnTokenBudget: budgetFor(parseTokensByModel(vars.TURN_TOKEN_BUDGET)),
     corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
@@ -203,7 +211,9 @@ function parseTokensByModel(value: string | undefined): ContextSettings['windowO
 export function pickModel(config: Config, requested: string | undefined): string {
   if (requested === undefined) return config.defaultModel;
   if (config.allowedModels.includes(requested)) return requested;
-  throw new ApiError(400, 'model_not_allowed', `The model "${requested}" is not offered here. Allowed: ${config.allowedModels.join(', ')}.`, {
+  // A name without its provider is the usual slip: the answer shows how the allowed ones are written.
+  const form = modelIdSchema.safeParse(requested).success ? '' : ' Models are written "provider:model".';
+  throw new ApiError(400, 'model_not_allowed', `The model "${requested}" is not offered here.${form} Allowed: ${config.allowedModels.join(', ')}.`, {
     details: { allowedModels: config.allowedModels },
   });
 }

@@ -44,6 +44,8 @@ export type TurnDeps = {
   systemPrompt: string;
   maxIterations: number;
   toolTimeoutMs: number;
+  /** Server tool calls that run at once (default: all of a batch). */
+  toolConcurrency?: number;
   retry: RetryPolicy;
   context: ContextSettings;
   /** Whether the session used a tool call id in messages this turn did not load. */
@@ -325,6 +327,7 @@ class Turn {
       signal: this.deps.signal,
       emit: this.emit,
       timeoutMs: this.deps.toolTimeoutMs,
+      ...(this.deps.toolConcurrency !== undefined ? { concurrency: this.deps.toolConcurrency } : {}),
     });
   }
 

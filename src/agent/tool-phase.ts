@@ -1,5 +1,6 @@
 /**
- * Running server tools: every call of a batch starts at once, each ends with a result the model will
+ * Running server tools: the calls of a batch run at once, up to `concurrency` of them (a model may
+ * ask for forty in one response; the rest start as slots free up, in call order), each ends with a result the model will
  * read (a failure is a result with `isError`, never a failed turn), and the results come back in the
  * order of the calls, whatever order they finished in.
  */
@@ -13,6 +14,8 @@ export type ServerCall = {
   name: string;
   input: Record<string, unknown>;
   invalidArguments?: string;
+  /** Why the arguments are invalid, when it is not that they are no JSON object. */
+  invalidReason?: string;
 };
 
 export type ToolPhaseOptions = {
@@ -21,12 +24,25 @@ export type ToolPhaseOptions = {
   signal: AbortSignal;
   emit: Emit;
   timeoutMs: number;
+  /** How many calls run at once; all of the batch when unset. */
+  concurrency?: number;
 };
 
 export const INTERRUPTED_TEXT = 'Tool execution was interrupted';
 
 export async function runServerTools(calls: ServerCall[], options: ToolPhaseOptions): Promise<ToolMessage[]> {
-  return Promise.all(calls.map((call) => runOne(call, options)));
+  const results: ToolMessage[] = new Array(calls.length);
+  let next = 0;
+  // Each worker takes the next call not yet started: at most `concurrency` run at any time.
+  const worker = async () => {
+    for (let index = next++; index < calls.length; index = next++) {
+      const call = calls[index];
+      if (call) results[index] = await runOne(call, options);
+    }
+  };
+  const workers = Math.max(1, Math.min(options.concurrency ?? calls.length, calls.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
 }
 
 async function runOne(call: ServerCall, options: ToolPhaseOptions): Promise<ToolMessage> {
@@ -41,7 +57,7 @@ type Outcome = { content: ToolResultContent; state: ToolResultState };
 
 async function execute(call: ServerCall, options: ToolPhaseOptions): Promise<Outcome> {
   if (call.invalidArguments !== undefined) {
-    return { state: 'error', content: `The arguments were not a JSON object: ${call.invalidArguments.slice(0, 500)}` };
+    return { state: 'error', content: `${call.invalidReason ?? 'The arguments were not a JSON object'}: ${call.invalidArguments.slice(0, 500)}` };
   }
   const tool = options.tools.get(call.name);
   if (!tool) return { state: 'error', content: `Unknown tool "${call.name}".` };

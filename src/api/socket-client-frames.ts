@@ -4,9 +4,10 @@
  * ignored rather than refused, so that front-ends written for the seed's own server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
+import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { z } from '../lib/zod';
 import { toolResultContentSchema } from './content';
-import { clientToolSchema, userInputContentSchema } from './turn-request';
+import { clientToolSchema, modelNameSchema, userInputContentSchema } from './turn-request';
 import { LIMITS } from './limits';
 
 const requestId = z.string().min(1).max(256).optional();
@@ -34,7 +35,7 @@ export const CLIENT_FRAME_SCHEMAS = {
   request_completion: z.object({
     type: z.literal('request_completion'),
     request_id: requestId,
-    model: z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'Models are written "provider:model".' }).optional(),
+    model: modelNameSchema.optional(),
     /** Whether the model's thinking is sent (`llm_thinking_*`, `thinking`); off unless asked. */
     reasoning: z.boolean().optional(),
     /**
@@ -74,6 +75,7 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   } catch {
     return bad('invalid_json', 'The frame is not valid JSON.', null);
   }
+  if (nestsDeeperThan(json)) return bad('invalid_json', `The frame is too deeply nested: ${TOO_DEEP_MESSAGE}`, null);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return bad('invalid_frame', 'A frame is a JSON object with a "type".', null);
   const fields = json as Record<string, unknown>;
   const id = typeof fields.request_id === 'string' ? fields.request_id : null;

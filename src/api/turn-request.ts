@@ -64,6 +64,9 @@ export const inputMessageSchema = z.discriminatedUnion('role', [
   toolPermissionSchema,
 ]);
 
+/** A model a request names: checked against the deployment's `MODELS` (`pickModel`), whose refusal lists them. */
+export const modelNameSchema = z.string().min(1).max(256);
+
 /** `pi`: the pi agent's events (seed 004) over SSE. */
 export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);
 /** The modes that stream: a turn's events can be followed in any of them. */
@@ -73,7 +76,7 @@ export const turnRequestSchema = z.strictObject({
   messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
   tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
   stream: streamModeSchema.default('none'),
-  model: z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'Models are written "provider:model".' }).optional(),
+  model: modelNameSchema.optional(),
 });
 
 export type ClientTool = z.infer<typeof clientToolSchema>;

@@ -30,7 +30,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '405': 'Another method than the route takes.',
   '409': 'A turn runs in the session, or calls are still owed (`details.pendingToolCallIds`).',
   '410': 'The events of a turn that ended more than 24 h ago.',
-  '413': 'A body over 1 MiB.',
+  '413': 'A body over 10 MiB.',
   '415': 'A body not sent as JSON.',
   '422': 'An Idempotency-Key sent again with another body.',
   '426': 'A plain GET of the socket route.',

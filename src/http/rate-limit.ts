@@ -1,6 +1,6 @@
 /**
- * The per-user limit of POST requests and socket completions (`RATE_LIMIT_PER_MINUTE`; `0` turns it
- * off), kept by the user's own rate-limiter Durable Object.
+ * The per-user limit of POST requests, socket upgrades and socket frames (`RATE_LIMIT_PER_MINUTE`;
+ * `0` turns it off), kept by the user's own rate-limiter Durable Object.
  */
 import { readConfig } from '../config';
 import type { Env } from '../env';

@@ -6,6 +6,11 @@
  * connection open while nothing else was sent for `heartbeatMs` (a slow tool or model). A client
  * that goes away never stops the sender: writes to a closed stream are dropped. Ids are the
  * caller's (a turn's event numbers, so that a client can resume after any of them).
+ *
+ * A client that stops reading must not hold the sender's memory: with `lag`, once more than
+ * `maxChars` are written and not yet read, the stream ends with the `notice` of the last id sent
+ * (from which the client resumes) rather than keep buffering. One item always goes through, however
+ * large, when the client has read everything before it.
  */
 import type { SseItem } from '../protocol/encoder';
 
@@ -27,8 +32,11 @@ export type Framing = { item(item: SseItem, id: string): string; heartbeat: stri
 
 export const SSE_FRAMING: Framing = { item: (item, id) => formatSseEvent(item.event, id, item.data), heartbeat: ': keep-alive\n\n' };
 
+/** What a stream does with a client that falls behind: past `maxChars` unread, it ends with `notice`. */
+export type LagBound = { maxChars: number; notice: (lastId: string) => SseItem };
+
 /** `onGone`: called once if the client goes away (the stream is cancelled) before `close`. */
-export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void; framing?: Framing } = {}): SseStream {
+export function createSseStream(options: { heartbeatMs?: number; onGone?: () => void; framing?: Framing; lag?: LagBound } = {}): SseStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const framing = options.framing ?? SSE_FRAMING;
   const { readable, writable } = bytePipe();
@@ -48,19 +56,34 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let heartbeat: ReturnType<typeof setTimeout> | undefined;
   let sentSinceBeat = false;
+  /** Characters handed to the pipe that the client has not read yet, and the last id sent. */
+  let unread = 0;
+  let lastId = '0';
 
   const writeNow = () => {
     if (!open || pending === '') return;
     const text = pending;
     pending = '';
-    writer.write(encoder.encode(text)).catch(gone);
+    unread += text.length;
+    writer.write(encoder.encode(text)).then(() => (unread -= text.length), gone);
   };
   const endOfTask = () => {
     flushTimer = undefined;
     writeNow();
   };
+  /** Ends the stream with the notice, for a client too far behind to keep up. */
+  const cutBehind = (lag: LagBound) => {
+    if (heartbeat !== undefined) clearTimeout(heartbeat);
+    if (flushTimer !== undefined) clearTimeout(flushTimer);
+    pending += framing.item(lag.notice(lastId), lastId);
+    writeNow();
+    open = false;
+    writer.close().catch(() => {});
+  };
   const queue = (text: string) => {
     if (!open) return;
+    const behind = unread + pending.length;
+    if (options.lag && behind > 0 && behind + text.length > options.lag.maxChars) return cutBehind(options.lag);
     pending += text;
     sentSinceBeat = true;
     if (flushTimer === undefined) {
@@ -85,6 +108,7 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
     readable,
     send(item, id) {
       queue(framing.item(item, id));
+      lastId = id;
     },
     close() {
       if (heartbeat !== undefined) clearTimeout(heartbeat);

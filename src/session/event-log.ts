@@ -31,6 +31,11 @@ export class TurnEventLog {
     readonly turnId: string,
   ) {}
 
+  /** The id the last appended event took (0 before any): an append whose write failed still took one. */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
   append(event: AgentEvent): number {
     const seq = this.nextSeq++;
     this.buffer.push({ seq, event });
@@ -40,17 +45,39 @@ export class TurnEventLog {
     return seq;
   }
 
+  /**
+   * Writes the buffer. The buffer is taken first, so that a failure (a full disk, an event that
+   * cannot be serialised) never leaves it to fail again at every later flush; an event that cannot
+   * be serialised is left out of the log, the rest of its batch kept.
+   */
   flush(): void {
-    const first = this.buffer[0];
+    const batch = this.buffer;
+    const first = batch[0];
     if (!first) return;
-    this.store.appendEvents(this.turnId, first.seq, JSON.stringify(this.buffer));
     this.buffer = [];
     this.bufferChars = 0;
+    this.store.appendEvents(this.turnId, first.seq, serialiseBatch(batch));
   }
 
   /** Every event so far, stored and buffered, in order. */
   read(): LoggedEvent[] {
     return [...readStoredEvents(this.store, this.turnId), ...this.buffer];
+  }
+}
+
+function serialiseBatch(batch: LoggedEvent[]): string {
+  try {
+    return JSON.stringify(batch);
+  } catch (error) {
+    console.error('an event could not be logged', error);
+    const kept = batch.flatMap((entry) => {
+      try {
+        return [JSON.stringify(entry)];
+      } catch {
+        return [];
+      }
+    });
+    return `[${kept.join(',')}]`;
   }
 }
 

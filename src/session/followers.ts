@@ -6,7 +6,7 @@
  */
 import type { SseMode, StreamMode } from '../api/turn-request';
 import { harnessFraming, type HarnessFormat } from '../http/harness-framing';
-import { createSseStream, type Framing } from '../http/sse-stream';
+import { createSseStream, type Framing, type LagBound } from '../http/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createAguiEncoder } from '../protocol/agui-encoder';
 import { createHarnessEncoder } from '../protocol/harness-encoder';
@@ -14,7 +14,32 @@ import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
 import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
 import type { ServerFrame } from '../protocol/socket-frames';
+import { emptyUsage } from '../agent/usage';
+import { turnUsage } from '../protocol/turns-usage';
 import type { LoggedEvent } from './event-log';
+
+/**
+ * Followers one running turn takes at once (the sockets count as one): each holds what its client
+ * has not read yet, up to `FOLLOWER_MAX_UNREAD_CHARS`, and the object's memory is not the clients' to fill.
+ */
+export const MAX_FOLLOWERS = 16;
+export const FOLLOWER_MAX_UNREAD_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The last event of a stream cut for falling too far behind: where to resume (the turns API's resume
+ * route, with `Last-Event-ID`), and why. Never sent to a client that keeps up.
+ */
+const LAG: LagBound = {
+  maxChars: FOLLOWER_MAX_UNREAD_CHARS,
+  notice: (lastId) => ({
+    event: 'resume_required',
+    data: {
+      type: 'resume_required',
+      lastEventId: lastId,
+      message: `This stream fell more than ${FOLLOWER_MAX_UNREAD_CHARS} characters behind the turn, so it ends here: resume from event ${lastId} (GET .../turns/{turnId}/events with Last-Event-ID).`,
+    },
+  }),
+};
 
 export type StartedTurn = { kind: 'sse'; body: ReadableStream<Uint8Array> } | { kind: 'json'; body: TurnJsonBody };
 
@@ -54,12 +79,13 @@ export function harnessFollower(sessionId: string, format: HarnessFormat): Follo
  */
 export function eventsFollower(): Follower {
   const lines: WireEncoder<SseItem> = { encode: (event) => [{ event: event.type, data: event }] };
-  return sseFollower(lines, 0, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' });
+  // Read by the calling turn as it comes, never cut: a cut would lose the sub-agent's answer.
+  return sseFollower(lines, 0, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' }, false);
 }
 
-function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing): Follower {
+function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing, bounded = true): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
-  const sse = createSseStream(framing ? { framing } : {});
+  const sse = createSseStream({ ...(framing ? { framing } : {}), ...(bounded ? { lag: LAG } : {}) });
   return {
     deliver({ seq, event }) {
       const items = encoder.encode(event);
@@ -73,12 +99,27 @@ function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Fra
 
 function jsonFollower(): Follower {
   const encoder = createTurnsJsonEncoder();
+  let turnId = '';
   let resolve: (body: TurnJsonBody) => void = () => {};
   const body = new Promise<TurnJsonBody>((done) => (resolve = done));
   return {
-    deliver: ({ event }) => encoder.encode(event).forEach(resolve),
-    close: () => {},
+    deliver: ({ event }) => {
+      if (event.type === 'turn-start') turnId = event.turnId;
+      encoder.encode(event).forEach(resolve);
+    },
+    // Closed before its body was made (its encoder failed): the request still gets an answer.
+    close: () => resolve(failedTurnBody(turnId)),
     result: async () => ({ kind: 'json', body: await body }),
+  };
+}
+
+function failedTurnBody(turnId: string): TurnJsonBody {
+  return {
+    stopReason: 'error',
+    messages: [],
+    turnId,
+    usage: turnUsage(emptyUsage(), []),
+    error: { code: 'internal_error', message: 'The server failed to build this turn’s answer; the history holds what the turn stored.' },
   };
 }
 

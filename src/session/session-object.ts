@@ -28,18 +28,20 @@ import { resolveModel } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
 import { checkToolNames } from '../api/tool-names';
 import { DEFAULT_TOOLS, defaultTools, SUBAGENT_TOOLS, subagentTools } from '../tools/default-tools';
+import type { PermissionRule } from '../tools/permission-rules';
 import { ToolError, type SubagentRunner } from '../tools/types';
 import { sessionObjectName, userOfObjectName, type SessionRpc } from '../http/session-stub';
 import type { McpToolbox } from '../tools/mcp/mcp-toolbox';
 import { createToolRegistry, type Toolset } from '../tools/registry';
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS, FLUSH_EVENTS, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { aguiTurn, type AguiTurn } from './agui-door';
-import { aguiFollower, createFollower, eventsFollower, harnessFollower, socketListener, type Follower, type Listener, type StartedTurn } from './followers';
-import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
+import { aguiFollower, createFollower, eventsFollower, harnessFollower, MAX_FOLLOWERS, socketListener, type Follower, type StartedTurn } from './followers';
+import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, SocketDoor, type SocketAttachment, type SocketHost } from './socket-door';
 import { SocketStore } from './socket-store';
 import { SessionStore, type SessionSummary } from './store';
 import { TurnStore, type TurnRow } from './turn-store';
 import { createTurnRecorder } from './turn-recorder';
+import { attempt, TurnOutput } from './turn-output';
 import { validateTurn } from './validate-turn';
 
 /** While a turn runs, an alarm this often keeps the object awake and finds turns cut by eviction. */
@@ -71,9 +73,9 @@ export type CancelledTurn = { turnId: string; status: string; stopReason?: strin
 type RunningTurn = {
   turnId: string;
   controller: AbortController;
+  /** Settles once the turn has ended and been cleaned up; never rejects. */
   done: Promise<void>;
-  log: TurnEventLog;
-  followers: Set<Listener>;
+  output: TurnOutput;
 };
 
 type LaunchArgs = {
@@ -89,6 +91,8 @@ type LaunchArgs = {
   tools: Toolset;
   /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
   sampling?: { temperature?: number };
+  /** A sub-agent's turn: the permission rules of the session that spawned it. */
+  inheritedRules?: PermissionRule[];
 };
 
 export class SessionObject extends DurableObject<Env> {
@@ -122,6 +126,7 @@ export class SessionObject extends DurableObject<Env> {
       launch: (sessionId, request, model, socket, tools) => this.startChecked({ sessionId, request, model, socket, tools }),
       stop: () => this.stopRunning(),
       send: (socket, frame) => this.send(socket, frame),
+      close: (socket, code, reason) => closeQuietly(socket, code, reason),
       broadcast: (frame) => this.broadcast(frame),
     };
     this.door = new SocketDoor(host);
@@ -221,10 +226,13 @@ export class SessionObject extends DurableObject<Env> {
     this.store.ensureCreated(args.sessionId);
     // Rules the answers bring last: kept before the turn runs, so that its own calls obey them.
     this.store.addRules(answers.flatMap(({ answer }) => (answer.kind === 'permission' ? (answer.rules ?? []) : [])));
+    // A sub-agent's session takes the rules of the session that spawned it, for good: what is denied
+    // or asked there is denied or asked here, in this turn and in any the user later runs here.
+    if (args.inheritedRules) this.store.addRules(args.inheritedRules);
+    const rules = this.store.rules();
     const turnId = newId('turn');
     this.turns.beginTurn(turnId, model.id, args.request.stream, args.idempotency);
-    const recorder = createTurnRecorder(this.store, this.turns, turnId);
-    const log = new TurnEventLog(this.turns, turnId);
+    const output = new TurnOutput(createTurnRecorder(this.store, this.turns, turnId), new TurnEventLog(this.turns, turnId));
     const sockets = () =>
       createSocketEncoder({
         conversationId: args.sessionId,
@@ -233,54 +241,80 @@ export class SessionObject extends DurableObject<Env> {
         visibility: config.toolVisibility,
       });
     // Every socket of the session sees every turn, whichever door started it.
-    const followers = new Set<Listener>([socketListener(sockets, () => this.socketsOpen, (frames) => this.broadcast(...frames))]);
-    if (args.first) followers.add(args.first);
+    output.add(socketListener(sockets, () => this.socketsOpen, (frames) => this.broadcast(...frames)));
+    if (args.first) output.add(args.first);
     const controller = new AbortController();
     const started = Date.now();
     const tokenBudget = config.turnTokenBudget(model.id);
-    const emit = (event: AgentEvent) => {
-      recorder(event); // stored before any client sees it
-      const seq = log.append(event);
-      for (const follower of followers) follower.deliver({ seq, event });
-    };
 
     const done = runTurn(this.turnInput(turnId, answers, newMessages, args.request), {
       model,
       tools: args.tools.registry,
-      toolContext: { now: () => new Date(), notes: this.store, subagents: this.subagentRunner(args.sessionId, model.id) },
-      emit,
+      toolContext: { now: () => new Date(), notes: this.store, subagents: this.subagentRunner(args.sessionId, model.id, rules, config) },
+      emit: output.emit,
       signal: controller.signal,
       systemPrompt: config.systemPrompt,
       maxIterations: config.maxIterations,
       toolTimeoutMs: config.toolTimeoutMs,
+      toolConcurrency: config.toolConcurrency,
       retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
       context: config.context,
       isToolCallIdUsed: (id) => this.store.hasToolCallId(id),
       newId,
       now: Date.now,
       ...(args.sampling ? { sampling: args.sampling } : {}),
-      rules: this.store.rules(),
+      rules,
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     })
-      .then(
-        (outcome) => outcome,
-        (cause) => {
-          console.error('turn crashed', turnId, cause);
-          return undefined;
-        },
-      )
-      .then(async (outcome) => {
-        await args.tools.close();
-        this.logTurn(args.sessionId, turnId, model.id, outcome, started);
-        log.flush();
-        for (const follower of followers) follower.close();
-        this.running = undefined;
-        if (outcome) this.afterTurn(args, outcome, model, config);
-        this.turnsSincePrune = (this.turnsSincePrune + 1) % PRUNE_EVERY_TURNS;
-        if (this.turnsSincePrune === 0) this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
-      });
-    this.running = { turnId, controller, done, log, followers };
+      .catch((cause: unknown) => {
+        console.error('turn crashed', turnId, cause);
+        return undefined;
+      })
+      .then((outcome) => this.endTurn({ args, turnId, model, config, output, outcome, started }))
+      .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
+    this.running = { turnId, controller, done, output };
     this.keepAwake();
+  }
+
+  /**
+   * After the loop, however it ended (a crash included): the tools closed, the stop told if the loop
+   * could not tell it, the log written, the followers closed, and the session free for the next
+   * turn. Cleanup never depends on a step before it succeeding: `running` is cleared in `finally`.
+   */
+  private async endTurn(ended: {
+    args: LaunchArgs;
+    turnId: string;
+    model: ModelHandle;
+    config: Config;
+    output: TurnOutput;
+    outcome: TurnOutcome | undefined;
+    started: number;
+  }): Promise<void> {
+    const { args, turnId, model, outcome, output } = ended;
+    try {
+      await args.tools.close().catch((error: unknown) => console.error('closing the tools failed', error));
+      const error = outcome?.error ?? { code: 'internal_error', message: 'The server failed during the turn.' };
+      output.end(
+        {
+          type: 'turn-stop',
+          turnId,
+          stopReason: 'error',
+          usage: outcome?.usage ?? emptyUsage(),
+          modelCalls: outcome?.modelCalls ?? [],
+          calibration: this.store.calibration(),
+          error,
+        },
+        () => this.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code),
+      );
+      attempt('logging the turn', () => this.logTurn(args.sessionId, turnId, model.id, outcome, ended.started));
+    } finally {
+      this.running = undefined;
+    }
+    attempt('after the turn', () => {
+      if (outcome) this.afterTurn(args, outcome, model, ended.config);
+      this.turnsSincePrune = (this.turnsSincePrune + 1) % PRUNE_EVERY_TURNS;
+      if (this.turnsSincePrune === 0) this.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
+    });
   }
 
   /**
@@ -340,12 +374,12 @@ export class SessionObject extends DurableObject<Env> {
    * A sub-agent's run in this session (`agent_spawn` of another session): the task as its user
    * message, the server tools but `agent_spawn`, and its internal events streamed back as they happen.
    */
-  async runSubagent(args: { sessionId: string; task: string; model: string }): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
+  async runSubagent(args: { sessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<{ body: ReadableStream<Uint8Array> }>> {
     return guard(async () => {
       const tools = await this.turnTools(readConfig(this.env), true);
       const first = eventsFollower();
       const request: TurnRequest = { messages: [{ role: 'user', content: args.task }], stream: 'none' };
-      this.startChecked({ sessionId: args.sessionId, request, model: args.model, first, tools });
+      this.startChecked({ sessionId: args.sessionId, request, model: args.model, first, tools, inheritedRules: args.rules });
       const started = await first.result();
       if (started.kind !== 'sse') throw new Error('an events follower gave no stream');
       return { body: started.body };
@@ -354,15 +388,22 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Runs sub-agents for this session's turns: each in a session of its own (same user, an id made
-   * from this one's), its events reported as they come, its last answer returned. A cancel of the
-   * calling turn cancels the sub-agent's.
+   * from this one's), bound by this session's permission rules, its events reported as they come,
+   * its last answer returned. A cancel of the calling turn cancels the sub-agent's. One turn starts
+   * at most `MAX_SUBAGENTS_PER_TURN` of them: each is a paid model call, and one model response may
+   * ask for any number; the calls past the cap get an error result the model reads.
    */
-  private subagentRunner(sessionId: string, model: string): SubagentRunner {
+  private subagentRunner(sessionId: string, model: string, rules: PermissionRule[], config: Config): SubagentRunner {
+    let spawned = 0;
     return async (task, report) => {
+      if (spawned >= config.maxSubagentsPerTurn) {
+        throw new ToolError(`This turn has started its ${config.maxSubagentsPerTurn} sub-agents, the most one turn may; do the rest without one, or in the next turn.`);
+      }
+      spawned++;
       const subagentId = newId('sub');
       const childId = `${sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
       const child = this.env.SESSIONS.getByName(sessionObjectName(userOfObjectName(this.ctx.id.name), childId)) as unknown as SessionRpc;
-      const started = await child.runSubagent({ sessionId: childId, task: task.task, model });
+      const started = await child.runSubagent({ sessionId: childId, task: task.task, model, rules });
       if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
       let turnId: string | undefined;
       const cancel = () => {
@@ -519,7 +560,8 @@ export class SessionObject extends DurableObject<Env> {
     // Hibernation: the runtime holds the socket; this object may leave memory while it is idle.
     this.ctx.acceptWebSocket(server);
     this.socketsOpen = true;
-    const attachment: SocketAttachment = { sessionId, userId };
+    const expiresAt = Number(request.headers.get(SOCKET_EXPIRES_HEADER) ?? NaN);
+    const attachment: SocketAttachment = { sessionId, userId, ...(Number.isFinite(expiresAt) ? { expiresAt } : {}) };
     server.serializeAttachment(attachment);
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -586,11 +628,14 @@ export class SessionObject extends DurableObject<Env> {
    */
   private follow(turn: TurnRow, mode: StreamMode, after: number): Follower {
     if (turn.eventsPruned) throw new ApiError(410, 'events_expired', `The events of turn ${turn.turnId} are no longer kept.`);
-    const follower = createFollower(mode, after);
     const running = this.running?.turnId === turn.turnId ? this.running : undefined;
-    const logged: LoggedEvent[] = running ? running.log.read() : readStoredEvents(this.turns, turn.turnId);
+    if (running && running.output.size >= MAX_FOLLOWERS) {
+      throw new ApiError(429, 'too_many_followers', `This turn has ${MAX_FOLLOWERS} followers already; close one, or follow it after it ends.`);
+    }
+    const follower = createFollower(mode, after);
+    const logged: LoggedEvent[] = running ? running.output.log.read() : readStoredEvents(this.turns, turn.turnId);
     for (const entry of logged) follower.deliver(entry);
-    if (running) running.followers.add(follower);
+    if (running) running.output.add(follower);
     else follower.close();
     return follower;
   }

@@ -9,11 +9,12 @@ import type { PendingToolCall } from '../agent/events';
 import type { AppendMessageFrame, RequestCompletionFrame, ToolConfirmationFrame } from '../api/socket-client-frames';
 import { parseClientFrame } from '../api/socket-client-frames';
 import { checkToolNames } from '../api/tool-names';
-import type { InputMessage, TurnRequest } from '../api/turn-request';
+import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/turn-request';
+import { LIMITS } from '../api/limits';
 import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
 import { takeRateLimit } from '../http/rate-limit';
-import { ApiError } from '../lib/errors';
+import { ApiError, invalidRequest } from '../lib/errors';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { defaultTools } from '../tools/default-tools';
 import type { SessionStore } from './store';
@@ -23,9 +24,20 @@ import type { CompletionOptions, SocketStore } from './socket-store';
 /** The header names by which the Worker hands an authenticated upgrade to the session object. */
 export const SOCKET_SESSION_HEADER = 'x-session-id';
 export const SOCKET_USER_HEADER = 'x-user-id';
+export const SOCKET_EXPIRES_HEADER = 'x-token-expires';
 
-/** What a socket carries from its upgrade (kept through hibernation by `serializeAttachment`). */
-export type SocketAttachment = { sessionId: string; userId: string };
+/**
+ * What a socket carries from its upgrade (kept through hibernation by `serializeAttachment`):
+ * `expiresAt`, when the token it was opened with expires (ms; none without AUTH_SECRET).
+ */
+export type SocketAttachment = { sessionId: string; userId: string; expiresAt?: number };
+
+/**
+ * What may wait staged for a completion: as much as one `POST .../turns` may bring, since the
+ * completion is that request.
+ */
+export const MAX_STAGED_MESSAGES = LIMITS.messagesPerRequest;
+export const MAX_STAGED_BYTES = LIMITS.bodyBytes;
 
 /** What the door needs from the session object. */
 export interface SocketHost {
@@ -40,17 +52,39 @@ export interface SocketHost {
   /** Cancels the running turn and resolves when it has stopped. */
   stop(): Promise<void>;
   send(socket: WebSocket, frame: ServerFrame): void;
+  close(socket: WebSocket, code: number, reason: string): void;
   broadcast(frame: ServerFrame): void;
 }
 
 export class SocketDoor {
+  /** The frame being handled: the next waits for it. */
+  private handling: Promise<void> = Promise.resolve();
+
   constructor(private readonly host: SocketHost) {}
 
-  async handle(socket: WebSocket, raw: string | ArrayBuffer, attachment: SocketAttachment): Promise<void> {
+  /**
+   * Frames are handled one at a time, in the order they came (from every socket of the session):
+   * a handler that awaits (the rate limit, the tools' lists) would otherwise let the next frame
+   * overtake it, and staged messages would change their order.
+   */
+  handle(socket: WebSocket, raw: string | ArrayBuffer, attachment: SocketAttachment): Promise<void> {
+    const handled = this.handling.then(() => this.handleNow(socket, raw, attachment));
+    this.handling = handled.catch(() => {});
+    return handled;
+  }
+
+  private async handleNow(socket: WebSocket, raw: string | ArrayBuffer, attachment: SocketAttachment): Promise<void> {
+    // A token is checked when the socket opens and at every frame after: an hour's token is not a lifetime's socket.
+    if (attachment.expiresAt !== undefined && Date.now() >= attachment.expiresAt) {
+      this.host.send(socket, errorFrame('token_expired', 'The token this socket was opened with has expired; open a new socket with a new token.', null));
+      return this.host.close(socket, 4401, 'token_expired: open a new socket with a new token.');
+    }
     const parsed = parseClientFrame(raw);
     if (!parsed.ok) return this.host.send(socket, errorFrame(parsed.code, parsed.message, parsed.requestId));
     const frame = parsed.frame;
     try {
+      // Every frame counts against the user's rate, as a request would; a stop is always let through.
+      if (frame.type !== 'stop_completion') await takeRateLimit(this.host.env, attachment.userId);
       switch (frame.type) {
         case 'append_message':
           return await this.append(socket, frame, attachment);
@@ -88,11 +122,11 @@ export class SocketDoor {
   private async append(socket: WebSocket, frame: AppendMessageFrame, { sessionId }: SocketAttachment): Promise<void> {
     if (frame.role === 'user') {
       this.host.store.ensureCreated(sessionId);
-      this.host.staged.stage({ role: 'user', content: frame.content });
+      this.stage({ role: 'user', content: frame.content });
       return this.host.send(socket, { type: 'message_appended' });
     }
     this.expectPending(frame.tool_call_id, 'client');
-    this.host.staged.stage({ role: 'tool', toolCallId: frame.tool_call_id, content: frame.content });
+    this.stage({ role: 'tool', toolCallId: frame.tool_call_id, content: frame.content });
     this.host.send(socket, { type: 'message_appended' });
     return this.resumeIfAnswered(sessionId, frame.request_id ?? null);
   }
@@ -100,12 +134,12 @@ export class SocketDoor {
   private async confirm(frame: ToolConfirmationFrame, { sessionId }: SocketAttachment): Promise<void> {
     this.expectPending(frame.tool_call_id, 'permission');
     const granted = frame.action === 'approve';
-    this.host.staged.stage({ role: 'tool_permission', toolCallId: frame.tool_call_id, granted, ...(frame.reason ? { reason: frame.reason } : {}) });
+    this.stage({ role: 'tool_permission', toolCallId: frame.tool_call_id, granted, ...(frame.reason ? { reason: frame.reason } : {}) });
     this.host.broadcast({ type: 'tool_confirmation_processed', tool_call_id: frame.tool_call_id, action: frame.action });
     return this.resumeIfAnswered(sessionId, frame.request_id ?? null);
   }
 
-  private async complete(frame: RequestCompletionFrame, { sessionId, userId }: SocketAttachment): Promise<void> {
+  private async complete(frame: RequestCompletionFrame, { sessionId }: SocketAttachment): Promise<void> {
     const config = readConfig(this.host.env);
     const model = pickModel(config, frame.model);
     // A front-end names its tools once: a completion that names none keeps the last ones.
@@ -116,7 +150,6 @@ export class SocketDoor {
     if (pending.length === 0 && this.current(pending).length === 0) {
       throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
     }
-    await takeRateLimit(this.host.env, userId);
     const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
     await this.start(sessionId, options, frame.request_id ?? null, () => true);
   }
@@ -134,11 +167,31 @@ export class SocketDoor {
       if (!still()) return;
       throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
     }
-    const request: TurnRequest = { messages, tools: options.tools, stream: 'none' };
+    // The completion is a turn request like any other: the same schema and limits as `POST .../turns`.
+    const checked = turnRequestSchema.safeParse({ messages, tools: options.tools, stream: 'none' });
+    if (!checked.success) {
+      void tools.close();
+      throw invalidRequest('The completion', checked.error.issues);
+    }
+    const request: TurnRequest = checked.data;
     const model = options.model ?? readConfig(this.host.env).defaultModel;
     this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning }, tools);
     this.host.staged.setOptions(options);
     this.host.staged.clear();
+  }
+
+  /** Stages a message, within the bounds of one turn request. */
+  private stage(message: InputMessage): void {
+    const size = JSON.stringify(message).length;
+    const { count, bytes } = this.host.staged.size();
+    if (count + 1 > MAX_STAGED_MESSAGES || bytes + size > MAX_STAGED_BYTES) {
+      throw new ApiError(
+        413,
+        'too_much_staged',
+        `At most ${MAX_STAGED_MESSAGES} messages and ${MAX_STAGED_BYTES} bytes wait for a completion, as in one turn request; send request_completion first.`,
+      );
+    }
+    this.host.staged.stage(message);
   }
 
   /**

@@ -30,6 +30,13 @@ export class SocketStore {
       .map((row) => inputMessageSchema.parse(JSON.parse(row.body)));
   }
 
+  /** How many messages are staged, and their JSON's length. */
+  size(): { count: number; bytes: number } {
+    if (!this.hasTables()) return { count: 0, bytes: 0 };
+    const row = this.storage.sql.exec<{ count: number; bytes: number | null }>(`SELECT COUNT(*) AS count, SUM(length(body)) AS bytes FROM socket_staged`).one();
+    return { count: row.count, bytes: row.bytes ?? 0 };
+  }
+
   clear(): void {
     this.storage.sql.exec(`DELETE FROM socket_staged`);
   }

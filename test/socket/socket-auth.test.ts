@@ -68,12 +68,20 @@ describe('the socket upgrade', () => {
     expect(((await view.json()) as any).pendingToolCalls).toEqual([]);
   });
 
-  it('without AUTH_SECRET, only pages on a loopback host may open a socket (4403 for others)', async () => {
-    const page = await openSocket(newSessionId(), { origin: 'http://127.0.0.1:8787' });
+  it('without AUTH_SECRET, only pages on a loopback host and this server\'s port may open a socket (4403 for others)', async () => {
+    // The tests' Worker answers at http://localhost (port 80): a page it serves has that port.
+    const page = await openSocket(newSessionId(), { origin: 'http://127.0.0.1' });
     expect((await complete(page, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });
-    const elsewhere = await openSocket(newSessionId(), { origin: 'https://evil.example' });
-    expect((await elsewhere.until('error'))[0]).toMatchObject({ code: 'origin_not_allowed' });
-    expect((await elsewhere.closed).code).toBe(4403);
+    for (const origin of ['https://evil.example', 'http://127.0.0.1:5173', 'http://localhost:8080']) {
+      const elsewhere = await openSocket(newSessionId(), { origin });
+      expect((await elsewhere.until('error'))[0]).toMatchObject({ code: 'origin_not_allowed' });
+      expect((await elsewhere.closed).code).toBe(4403);
+    }
+    // An origin the deployment lists in CORS_ORIGINS may.
+    const listed = await openSocket(newSessionId(), { origin: 'http://127.0.0.1:5173' }, (path, init) =>
+      callWorker(new Request(`http://localhost${path}`, init), { ...env, ...({ CORS_ORIGINS: 'http://127.0.0.1:5173' } as Record<string, string>) }),
+    );
+    expect((await complete(listed, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });
     // With a secret, the token is what counts, whatever page holds it.
     const withToken = await openSocket(newSessionId(), { origin: 'https://app.example', authorization: `Bearer ${await mint({ sub: 'erin' })}` }, deployed());
     expect((await complete(withToken, 'hello')).at(-1)).toMatchObject({ type: 'completion_done' });

@@ -62,4 +62,45 @@ describe('the SSE transport', () => {
     expect(() => formatSseEvent('a\nb', '1', {})).toThrow();
     expect(() => formatSseEvent('a', '1\r', {})).toThrow();
   });
+
+  describe('a reader that falls behind', () => {
+    const lag = { maxChars: 1000, notice: (lastId: string) => ({ event: 'resume_required', data: { lastEventId: lastId } }) };
+    const delta = { event: 'text_delta', data: { delta: 'x'.repeat(100) } };
+
+    it('is cut with a notice of the last id it was sent, once more than maxChars wait unread', async () => {
+      const sse = createSseStream({ lag });
+      for (let index = 1; index <= 50; index++) sse.send(delta, String(index));
+      sse.close();
+      const events: { event?: string; id?: string; data: string }[] = [];
+      for await (const event of sse.readable.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()) as any) events.push(event);
+      const notice = events.at(-1)!;
+      expect(notice.event).toBe('resume_required');
+      const sent = events.slice(0, -1);
+      expect(sent.length).toBeGreaterThan(1);
+      expect(sent.length).toBeLessThan(10);
+      expect(sent.map((event) => event.id)).toEqual(sent.map((_, index) => String(index + 1)));
+      expect(JSON.parse(notice.data)).toEqual({ lastEventId: String(sent.length) });
+      expect(notice.id).toBe(String(sent.length));
+    });
+
+    it('lets one item through, however large, when everything before it was read', async () => {
+      const sse = createSseStream({ lag });
+      sse.send({ event: 'tool_result', data: { content: 'y'.repeat(5000) } }, '1');
+      sse.close();
+      expect(await readText(sse.readable)).not.toContain('resume_required');
+    });
+
+    it('never cuts a reader that keeps up', async () => {
+      const sse = createSseStream({ lag });
+      const text = readText(sse.readable);
+      for (let index = 1; index <= 50; index++) {
+        sse.send(delta, String(index));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      sse.close();
+      const read = await text;
+      expect(read).not.toContain('resume_required');
+      expect(read.match(/event: text_delta/g)).toHaveLength(50);
+    });
+  });
 });

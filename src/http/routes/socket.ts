@@ -5,13 +5,16 @@
  * next to `agent-chat`, which the server selects. A refused upgrade still completes, then closes at
  * once with an `error` frame and close code 4000 + the HTTP status (4401, 4403, 4400, 4429): a browser
  * sees neither the status nor the body of a failed handshake, but it does see a close code and reason.
+ * A client that offers subprotocols gets one it offered or none of this: a browser drops a
+ * connection whose `101` selects a protocol it did not offer, or selects none of those it did.
  */
 import type { IRequest } from 'itty-router';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { errorFrame } from '../../protocol/socket-frames';
-import { SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
-import { authenticateToken, bearerToken, isLoopback } from '../auth';
+import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
+import { bearerToken, isLoopback, verifyToken } from '../auth';
+import { readConfig } from '../../config';
 import { takeRateLimit } from '../rate-limit';
 import { parseSessionId, sessionObjectName } from '../session-stub';
 
@@ -25,15 +28,23 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
     });
   }
   const protocols = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
-  const selected: HeadersInit = protocols.includes(SOCKET_PROTOCOL) ? { 'sec-websocket-protocol': SOCKET_PROTOCOL } : {};
+  if (protocols.length > 0 && !protocols.includes(SOCKET_PROTOCOL)) {
+    throw new ApiError(400, 'unsupported_subprotocol', `This socket speaks the subprotocol "${SOCKET_PROTOCOL}": offer it (with "${TOKEN_PREFIX}<token>" beside it if you send a token that way), or offer none.`);
+  }
+  const selected: HeadersInit = protocols.length > 0 ? { 'sec-websocket-protocol': SOCKET_PROTOCOL } : {};
   try {
     const sessionId = parseSessionId(request.params.id);
     const token = bearerToken(request) ?? protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
-    const userId = await authenticateToken(token, request, env);
-    checkOrigin(request.headers.get('origin'), env);
+    const { userId, expiresAt } = await verifyToken(token, request, env);
+    checkOrigin(request, env);
     await takeRateLimit(env, userId);
     const upgraded = await env.SESSIONS.getByName(sessionObjectName(userId, sessionId)).fetch(request.url, {
-      headers: { upgrade: 'websocket', [SOCKET_SESSION_HEADER]: sessionId, [SOCKET_USER_HEADER]: userId },
+      headers: {
+        upgrade: 'websocket',
+        [SOCKET_SESSION_HEADER]: sessionId,
+        [SOCKET_USER_HEADER]: userId,
+        ...(expiresAt !== undefined ? { [SOCKET_EXPIRES_HEADER]: String(expiresAt) } : {}),
+      },
     });
     if (!upgraded.webSocket) throw new Error(`the session object answered the upgrade with ${upgraded.status}`);
     return new Response(null, { status: 101, webSocket: upgraded.webSocket, headers: selected });
@@ -46,18 +57,26 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
 /**
  * Browsers let any page open a WebSocket to any host, with no CORS check. With a token that is
  * harmless (a page cannot get one); without AUTH_SECRET, on loopback, it would let any web page the
- * developer visits drive their local agent: then only pages served from a loopback host may connect.
+ * developer visits drive their local agent, another local server's included: then only pages served
+ * from a loopback host on this server's own port may connect, or origins listed in CORS_ORIGINS.
  */
-function checkOrigin(origin: string | null, env: Env): void {
+function checkOrigin(request: Request, env: Env): void {
+  const origin = request.headers.get('origin');
   if (env.AUTH_SECRET || origin === null) return;
-  let host: string | undefined;
+  const listed = readConfig(env).corsOrigins;
+  if (listed !== '*' && listed.includes(origin)) return;
+  let page: URL | undefined;
   try {
-    host = new URL(origin).hostname;
+    page = new URL(origin);
   } catch {
-    host = undefined;
+    page = undefined;
   }
-  if (host === undefined || !isLoopback(host)) {
-    throw new ApiError(403, 'origin_not_allowed', 'Without AUTH_SECRET this deployment only takes sockets from pages on a loopback host.');
+  if (page === undefined || !isLoopback(page.hostname) || page.port !== new URL(request.url).port) {
+    throw new ApiError(
+      403,
+      'origin_not_allowed',
+      'Without AUTH_SECRET this deployment only takes sockets from pages it serves itself (a loopback host on its own port), or from origins in CORS_ORIGINS.',
+    );
   }
 }
 

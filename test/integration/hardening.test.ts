@@ -108,10 +108,14 @@ describe('no session is ever locked', () => {
 });
 
 describe('permission rules bind sub-agents', () => {
+  /** What a sub-agent asked to calculate returns, in a session with a rule on calculator. */
+  const spawnedUnder = async (behavior: 'deny' | 'ask'): Promise<string> => {
+    const body = await jsonTurn(await sessionWithRule(behavior), { messages: [user(spawn('calculate 6*7'))] });
+    return body.messages.find((message: any) => message.role === 'tool').content;
+  };
+
   it('denies in the sub-agent what the session denies', async () => {
-    const id = await sessionWithRule('deny');
-    const body = await jsonTurn(id, { messages: [user(spawn('calculate 6*7'))] });
-    const result = body.messages.find((message: any) => message.role === 'tool').content as string;
+    const result = await spawnedUnder('deny');
     expect(result).toContain('calculator: Tool call denied by a permission rule');
     expect(result).not.toContain('42');
     // The sub-agent's own session keeps the rule: the user opening it meets it there too.
@@ -121,9 +125,7 @@ describe('permission rules bind sub-agents', () => {
   });
 
   it('makes the sub-agent ask where the session asks: the call does not run', async () => {
-    const id = await sessionWithRule('ask');
-    const body = await jsonTurn(id, { messages: [user(spawn('calculate 6*7'))] });
-    const result = body.messages.find((message: any) => message.role === 'tool').content as string;
+    const result = await spawnedUnder('ask');
     expect(result).toContain('stopped with tool_use');
     expect(result).not.toContain('42');
   });

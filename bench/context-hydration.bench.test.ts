@@ -6,7 +6,7 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { SessionStore } from '../src/session/store';
+import { HistoryStore } from '../src/session/store/history';
 import { middleMean, seedHistory, stub, turnMs } from './helpers';
 
 const SIZES = [500, 50_000];
@@ -32,7 +32,7 @@ it('a turn on 50,000 stored messages costs what one on 500 does', async () => {
   const loaded = await Promise.all(
     ids.map((id) =>
       runInDurableObject(stub(id), async (_instance, state) => {
-        const store = new SessionStore(state.storage);
+        const store = new HistoryStore(state.storage);
         const history = store.historyAfter(store.latestCompaction()?.upToSeq ?? 0);
         return { messages: history.length, bytes: JSON.stringify(history).length };
       }),

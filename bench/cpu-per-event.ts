@@ -6,11 +6,11 @@
 import type { AgentEvent } from '../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
 import { runTurn } from '../src/agent/run-turn';
-import { formatSseEvent } from '../src/http/sse-stream';
+import { formatSseEvent } from '../src/transport/sse-stream';
 import { createAguiEncoder } from '../src/protocol/agui-encoder';
 import { typedSse } from '../src/protocol/encoder';
 import { createHarnessEncoder } from '../src/protocol/harness-encoder';
-import { harnessFraming } from '../src/http/harness-framing';
+import { harnessFraming } from '../src/transport/harness-framing';
 import { createPiEncoder } from '../src/protocol/pi-encoder';
 import { createSocketEncoder } from '../src/protocol/socket-encoder';
 import { ALL_VISIBLE } from '../src/protocol/socket-frames';

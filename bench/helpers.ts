@@ -2,16 +2,16 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { sessionObjectName } from '../src/http/session-stub';
-import { SessionStore } from '../src/session/store';
+import { HistoryStore } from '../src/session/store/history';
 import { callWorker, settleWorkerCalls } from '../test/helpers/api';
 
 export const stub = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
 
 /** Stores `size` alternating user and assistant messages of `text(index)` in one transaction; `after` runs in the same object. */
-export async function seedHistory(id: string, size: number, text: (index: number) => string, after?: (store: SessionStore) => void): Promise<void> {
+export async function seedHistory(id: string, size: number, text: (index: number) => string, after?: (store: HistoryStore) => void): Promise<void> {
   await runInDurableObject(stub(id), async (_instance, state) => {
-    const store = new SessionStore(state.storage);
-    store.ensureCreated(id);
+    const store = new HistoryStore(state.storage);
+    store.meta.ensureCreated(id);
     state.storage.transactionSync(() => {
       for (let index = 0; index < size; index++) {
         store.appendMessage('turn_seed', index % 2 === 0 ? { role: 'user', content: text(index) } : { role: 'assistant', content: text(index) });

@@ -1,11 +1,14 @@
-/** The Worker's bindings, vars and secrets (CONTRACT section 2; README "Configuration"). */
-import type { RateLimiterObject } from './limits/rate-limiter-object';
+/**
+ * The Worker's bindings, vars and secrets (README "Configuration"). The Durable Object bindings come
+ * from wrangler.toml, typed by `npm run types` (`wrangler types`, into worker-configuration.d.ts), so
+ * that nothing here imports the objects' classes; what wrangler.toml does not name (optional vars,
+ * secrets, the AI binding) is `WorkerVars`.
+ */
 import type { AiBinding } from './providers/workers-ai/workers-ai-provider';
-import type { SessionObject } from './session/session-object';
 
-export interface Env {
-  SESSIONS: DurableObjectNamespace<SessionObject>;
-  RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+export type Env = WranglerBindings & WorkerVars;
+
+export interface WorkerVars {
   /** Workers AI (`[ai] binding = "AI"`), for the `workers-ai` provider. */
   AI?: AiBinding;
   WORKERS_AI_MAX_TOKENS?: string;
@@ -30,4 +33,12 @@ export interface Env {
   OUTPUT_RESERVE_TOKENS?: string;
   COMPACTION_THRESHOLD?: string;
   TOOL_RESULT_MAX_CHARS?: string;
+  TOOL_CONCURRENCY?: string;
+  MAX_SUBAGENTS_PER_TURN?: string;
+  CORS_ORIGINS?: string;
+  MCP_SERVERS?: string;
+  MCP_LIST_TTL_SECONDS?: string;
+  TITLES?: string;
+  TOOL_VISIBILITY?: string;
+  TURN_TOKEN_BUDGET?: string;
 }

@@ -1,11 +1,16 @@
 /**
- * The Durable Object of a (user, session) pair. The name holds both, so the same session id under
- * two users is two objects: no request of one user can reach another's session.
+ * The Worker's way to a session's Durable Object: the object of a (user, session) pair (its name,
+ * `src/session/object-name.ts`, holds both, so no request of one user can reach another's session),
+ * and the session id of a route, checked.
  */
 import { sessionIdSchema } from '../api/turn-request';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
+import { sessionObjectName } from '../session/object-name';
 import type { SessionObject } from '../session/session-object';
+
+/** Where a session's object is named (the tests and the bench name it too). */
+export { sessionObjectName, userOfObjectName } from '../session/object-name';
 
 /**
  * The session's RPC methods with their declared result types. workers-types maps RPC results to
@@ -16,20 +21,6 @@ export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'sta
 
 export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
   return env.SESSIONS.getByName(sessionObjectName(userId, sessionId)) as unknown as SessionRpc;
-}
-
-export function sessionObjectName(userId: string, sessionId: string): string {
-  return JSON.stringify([userId, sessionId]);
-}
-
-/** The user a session object belongs to, read back from its name (`sessionObjectName`'s inverse). */
-export function userOfObjectName(name: string | undefined): string {
-  try {
-    const parsed: unknown = JSON.parse(name ?? '');
-    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 export function parseSessionId(raw: string | undefined): string {

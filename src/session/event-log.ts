@@ -6,7 +6,7 @@
  */
 import type { AgentEvent } from '../agent/events';
 import { z } from '../lib/zod';
-import type { TurnStore } from './turn-store';
+import type { TurnStore } from './store/turns';
 
 /** Read back leniently: the union is ours, written by this code; the check guards the frame. */
 const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }));

@@ -5,8 +5,8 @@
  * how many there are.
  */
 import type { SseMode, StreamMode } from '../api/turn-request';
-import { harnessFraming, type HarnessFormat } from '../http/harness-framing';
-import { createSseStream, type Framing, type LagBound } from '../http/sse-stream';
+import { harnessFraming, type HarnessFormat } from '../transport/harness-framing';
+import { createSseStream, type Framing, type LagBound } from '../transport/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createAguiEncoder } from '../protocol/agui-encoder';
 import { createHarnessEncoder } from '../protocol/harness-encoder';

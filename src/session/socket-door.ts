@@ -13,13 +13,13 @@ import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/t
 import { LIMITS } from '../api/limits';
 import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
-import { takeRateLimit } from '../http/rate-limit';
+import { takeRateLimit } from '../limits/rate-limit';
 import { ApiError, invalidRequest } from '../lib/errors';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
 import { defaultTools } from '../tools/default-tools';
-import type { SessionStore } from './store';
-import type { Toolset } from '../tools/registry';
-import type { CompletionOptions, SocketStore } from './socket-store';
+import type { CompletionOptions } from './store/staged';
+import type { SessionStores } from './store/stores';
+import type { Door, Launched } from './turn-runner';
 
 /** The header names by which the Worker hands an authenticated upgrade to the session object. */
 export const SOCKET_SESSION_HEADER = 'x-session-id';
@@ -42,13 +42,10 @@ export const MAX_STAGED_BYTES = LIMITS.bodyBytes;
 /** What the door needs from the session object. */
 export interface SocketHost {
   readonly env: Env;
-  readonly store: SessionStore;
-  readonly staged: SocketStore;
+  readonly stores: SessionStores;
   isRunning(): boolean;
-  /** The server tools for the next turn (MCP lists may need a fetch). */
-  tools(): Promise<Toolset>;
-  /** Checks and starts a turn, synchronously from the checks to the lock; throws `ApiError`. */
-  launch(sessionId: string, request: TurnRequest, model: string, socket: { requestId: string | null; reasoning: boolean }, tools: Toolset): void;
+  /** The one launcher (`TurnRunner.launch`); throws `ApiError` when the turn is refused. */
+  launch(request: () => TurnRequest | undefined, door: Door): Promise<Launched>;
   /** Cancels the running turn and resolves when it has stopped. */
   stop(): Promise<void>;
   send(socket: WebSocket, frame: ServerFrame): void;
@@ -107,7 +104,7 @@ export class SocketDoor {
   /** Once every pending call is answered, the completion goes on by itself. */
   async resumeIfAnswered(sessionId: string, requestId: string | null): Promise<void> {
     if (!this.allAnswered()) return;
-    const options = this.host.staged.options() ?? { reasoning: false, tools: [] };
+    const options = this.host.stores.staged.options() ?? { reasoning: false, tools: [] };
     await this.start(sessionId, options, requestId, () => this.allAnswered());
   }
 
@@ -121,7 +118,7 @@ export class SocketDoor {
 
   private async append(socket: WebSocket, frame: AppendMessageFrame, { sessionId }: SocketAttachment): Promise<void> {
     if (frame.role === 'user') {
-      this.host.store.ensureCreated(sessionId);
+      this.host.stores.meta.ensureCreated(sessionId);
       this.stage({ role: 'user', content: frame.content });
       return this.host.send(socket, { type: 'message_appended' });
     }
@@ -143,7 +140,7 @@ export class SocketDoor {
     const config = readConfig(this.host.env);
     const model = pickModel(config, frame.model);
     // A front-end names its tools once: a completion that names none keeps the last ones.
-    const tools = frame.tools ?? this.host.staged.options()?.tools ?? [];
+    const tools = frame.tools ?? this.host.stores.staged.options()?.tools ?? [];
     checkToolNames(tools, defaultTools.names());
     if (this.host.isRunning()) throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, or stop it.');
     const pending = this.pending();
@@ -156,34 +153,30 @@ export class SocketDoor {
 
   /**
    * Starts the turn over what is staged; only once it started are the staged rows taken. What is
-   * staged is read after the wait for the tools, and `still` says whether the start is still due
+   * staged is read once the tools are known, and `still` says whether the start is still due
    * (another frame may have started a turn meanwhile), so nothing is lost or taken twice.
    */
   private async start(sessionId: string, options: CompletionOptions, requestId: string | null, still: () => boolean): Promise<void> {
-    const tools = await this.host.tools();
-    const messages = this.current(this.pending());
-    if (!still() || messages.length === 0) {
-      void tools.close();
-      if (!still()) return;
-      throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
-    }
-    // The completion is a turn request like any other: the same schema and limits as `POST .../turns`.
-    const checked = turnRequestSchema.safeParse({ messages, tools: options.tools, stream: 'none' });
-    if (!checked.success) {
-      void tools.close();
-      throw invalidRequest('The completion', checked.error.issues);
-    }
-    const request: TurnRequest = checked.data;
     const model = options.model ?? readConfig(this.host.env).defaultModel;
-    this.host.launch(sessionId, request, model, { requestId, reasoning: options.reasoning }, tools);
-    this.host.staged.setOptions(options);
-    this.host.staged.clear();
+    const request = (): TurnRequest | undefined => {
+      if (!still()) return undefined;
+      const messages = this.current(this.pending());
+      if (messages.length === 0) throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
+      // The completion is a turn request like any other: the same schema and limits as `POST .../turns`.
+      const checked = turnRequestSchema.safeParse({ messages, tools: options.tools, stream: 'none' });
+      if (!checked.success) throw invalidRequest('The completion', checked.error.issues);
+      return checked.data;
+    };
+    const launched = await this.host.launch(request, { sessionId, model, socket: { requestId, reasoning: options.reasoning } });
+    if (!('turnId' in launched)) return;
+    this.host.stores.staged.setOptions(options);
+    this.host.stores.staged.clear();
   }
 
   /** Stages a message, within the bounds of one turn request. */
   private stage(message: InputMessage): void {
     const size = JSON.stringify(message).length;
-    const { count, bytes } = this.host.staged.size();
+    const { count, bytes } = this.host.stores.staged.size();
     if (count + 1 > MAX_STAGED_MESSAGES || bytes + size > MAX_STAGED_BYTES) {
       throw new ApiError(
         413,
@@ -191,7 +184,7 @@ export class SocketDoor {
         `At most ${MAX_STAGED_MESSAGES} messages and ${MAX_STAGED_BYTES} bytes wait for a completion, as in one turn request; send request_completion first.`,
       );
     }
-    this.host.staged.stage(message);
+    this.host.stores.staged.stage(message);
   }
 
   /**
@@ -200,11 +193,11 @@ export class SocketDoor {
    */
   private current(pending: PendingToolCall[]): InputMessage[] {
     const ids = new Set(pending.map((call) => call.toolCallId));
-    return this.host.staged.staged().filter((message) => (message.role !== 'tool' && message.role !== 'tool_permission') || ids.has(message.toolCallId));
+    return this.host.stores.staged.staged().filter((message) => (message.role !== 'tool' && message.role !== 'tool_permission') || ids.has(message.toolCallId));
   }
 
   private pending(): PendingToolCall[] {
-    return this.host.store.exists() ? this.host.store.pendingCalls() : [];
+    return this.host.stores.meta.exists() ? this.host.stores.history.pendingCalls() : [];
   }
 
   /** The call must be pending, of the kind this frame answers, and not answered already. */

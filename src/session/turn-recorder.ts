@@ -5,10 +5,9 @@
  */
 import type { AgentEvent } from '../agent/events';
 import { assertNever } from '../lib/assert-never';
-import type { SessionStore } from './store';
-import type { TurnStore } from './turn-store';
+import type { SessionStores } from './store/stores';
 
-export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId: string): (event: AgentEvent) => void {
+export function createTurnRecorder({ history: store, meta, turns }: SessionStores, turnId: string): (event: AgentEvent) => void {
   return (event) => {
     switch (event.type) {
       case 'context-compacted':
@@ -38,8 +37,8 @@ export function createTurnRecorder(store: SessionStore, turns: TurnStore, turnId
         return;
       }
       case 'turn-stop':
-        store.addUsage(event.usage);
-        store.setCalibration(event.calibration);
+        meta.addUsage(event.usage);
+        meta.setCalibration(event.calibration);
         turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
         return;
       case 'turn-start':

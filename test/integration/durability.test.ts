@@ -8,8 +8,8 @@ import { LOCAL_USER } from '../../src/http/auth';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { SessionStore } from '../../src/session/store';
-import { TurnStore } from '../../src/session/turn-store';
+import { HistoryStore } from '../../src/session/store/history';
+import { TurnStore } from '../../src/session/store/turns';
 import { checkHistoryInvariants, history, newSessionId, postTurn, session, turn, user, waitIdle } from '../helpers/api';
 
 describe('durability', () => {
@@ -47,9 +47,9 @@ describe('durability', () => {
     const stub = env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id));
     await runInDurableObject(stub, async (_instance, state) => {
       // The state a turn leaves when it is cut while running a trusted call next to an untrusted one.
-      const store = new SessionStore(state.storage);
-      store.ensureCreated(id);
-      new TurnStore(state.storage, store).beginTurn('turn_cut', 'demo:demo', 'delta');
+      const store = new HistoryStore(state.storage);
+      store.meta.ensureCreated(id);
+      new TurnStore(state.storage, store.meta).beginTurn('turn_cut', 'demo:demo', 'delta');
       store.appendMessage('turn_cut', { role: 'user', content: 'calculate 1+1; remember x' });
       store.appendAssistant('turn_cut', {
         role: 'assistant',

@@ -8,8 +8,8 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
-import { SessionStore } from '../../src/session/store';
-import { TurnStore } from '../../src/session/turn-store';
+import { SessionMeta } from '../../src/session/store/meta';
+import { TurnStore } from '../../src/session/store/turns';
 import { MAX_SUBJECT_CHARS } from '../../src/tools/permission-rules';
 import { fetchWorker, history, jsonTurn, newSessionId, postTurn, readSse, session, streamTurn, user, waitIdle } from '../helpers/api';
 import { sentWith } from '../helpers/upstream-log';
@@ -55,7 +55,7 @@ describe('no session is ever locked', () => {
     const id = newSessionId('log-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const turns = (instance as unknown as { turns: { appendEvents: () => void } }).turns;
+      const turns = (instance as unknown as { stores: { turns: { appendEvents: () => void } } }).stores.turns;
       turns.appendEvents = () => {
         throw new Error('the disk is full');
       };
@@ -76,10 +76,10 @@ describe('no session is ever locked', () => {
     const id = newSessionId('listener-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const object = instance as unknown as { socketsOpen: boolean; broadcast: () => void };
+      const hub = (instance as unknown as { hub: { open: boolean; broadcast: () => void } }).hub;
       // The sockets' listener runs first; its broadcast throws on every event.
-      object.socketsOpen = true;
-      object.broadcast = () => {
+      hub.open = true;
+      hub.broadcast = () => {
         throw new Error('a socket encoder failed');
       };
     });
@@ -192,7 +192,7 @@ describe('promises kept', () => {
     const first = (await (await send('hello', 'key-1')).json()) as { turnId: string };
     for (const text of ['two', 'three', 'four']) await (await send(text)).arrayBuffer();
     // A prune that keeps one turn's log: the keyed turn is not that one, and its key is not a day old.
-    await runInDurableObject(stubFor(id), (_instance, state) => new TurnStore(state.storage, new SessionStore(state.storage)).prune(Date.now() - 86_400_000, 1));
+    await runInDurableObject(stubFor(id), (_instance, state) => new TurnStore(state.storage, new SessionMeta(state.storage)).prune(Date.now() - 86_400_000, 1));
     const again = await send('hello', 'key-1');
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(((await again.json()) as { turnId: string }).turnId).toBe(first.turnId);

@@ -6,12 +6,13 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
-import { SessionStore } from '../../src/session/store';
-import { TurnStore } from '../../src/session/turn-store';
+import { HistoryStore } from '../../src/session/store/history';
+import { SessionMeta } from '../../src/session/store/meta';
+import { TurnStore } from '../../src/session/store/turns';
 import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
-const turnStore = (storage: DurableObjectStorage) => new TurnStore(storage, new SessionStore(storage));
+const turnStore = (storage: DurableObjectStorage) => new TurnStore(storage, new SessionMeta(storage));
 
 describe('storage', () => {
   it('stores a message over 2 MB whole, over several rows, and reads it back byte for byte', async () => {
@@ -21,7 +22,7 @@ describe('storage', () => {
     const unit = 'ab€😀中';
     const content = unit.repeat(Math.ceil(3_000_000 / unit.length));
     const rows = await runInDurableObject(stubFor(id), async (_instance, state) => {
-      new SessionStore(state.storage).appendMessage('turn_test', { role: 'user', content });
+      new HistoryStore(state.storage).appendMessage('turn_test', { role: 'user', content });
       return state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM message_parts').one().n;
     });
     expect(rows).toBeGreaterThanOrEqual(6);
@@ -118,7 +119,7 @@ describe('the history a session keeps parsed between turns', () => {
     await turn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), async (instance, state) => {
       // The object's own store, which its turns use.
-      const store = (instance as unknown as { store: SessionStore }).store;
+      const store = (instance as unknown as { stores: { history: HistoryStore } }).stores.history;
       const first = store.historyAfter(0);
       expect(first.map(text)).toEqual(['hello', expect.anything()]);
 
@@ -138,7 +139,7 @@ describe('the history a session keeps parsed between turns', () => {
       expect(store.historyAfter(0).map(text).slice(-2)).toEqual(['second', 'after the rollback']);
 
       // Another store on the same storage (another hand) writes: the next read sees it.
-      new SessionStore(state.storage).appendMessage('turn_d', { role: 'user', content: 'elsewhere' });
+      new HistoryStore(state.storage).appendMessage('turn_d', { role: 'user', content: 'elsewhere' });
       const now = store.historyAfter(0);
       expect(now.map(text)).toEqual(['hello', expect.anything(), 'second', 'after the rollback', 'elsewhere']);
 
@@ -166,7 +167,7 @@ describe('the history a session keeps parsed between turns', () => {
 describe('migrations', () => {
   it('brings a session stored under the first schema up to date when it wakes, history intact', async () => {
     const id = newSessionId('old-schema');
-    const { MIGRATIONS } = await import('../../src/session/migrations');
+    const { MIGRATIONS } = await import('../../src/session/store/migrations');
     await runInDurableObject(stubFor(id), async (_instance, state) => {
       // What the first deploy wrote: schema 1, one exchange, a turn that ended.
       const sql = state.storage.sql;
@@ -189,7 +190,7 @@ describe('migrations', () => {
     expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
     expect(stored[3].content).toBe('new');
     // The ids of the old tool calls were indexed on the way up.
-    const indexed = await runInDurableObject(stubFor(id), async (_instance, state) => new SessionStore(state.storage).hasToolCallId('call_old'));
+    const indexed = await runInDurableObject(stubFor(id), async (_instance, state) => new HistoryStore(state.storage).hasToolCallId('call_old'));
     expect(indexed).toBe(true);
   });
 });

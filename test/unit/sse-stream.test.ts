@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
-import { createSseStream, formatSseEvent } from '../../src/http/sse-stream';
+import { createSseStream, formatSseEvent } from '../../src/transport/sse-stream';
 
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();

@@ -10,7 +10,7 @@ import type { AuthedRequest } from '../auth';
 import { jsonError } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
-import { SSE_HEADERS } from './turns';
+import { SSE_HEADERS } from '../../transport/headers';
 
 export async function postAgui(request: AuthedRequest, env: Env, context: ExecutionContext): Promise<Response> {
   const { data: input } = await readJsonBody(request, runAgentInputSchema);

@@ -13,14 +13,13 @@ import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { authenticate } from '../auth';
 import { jsonError } from '../error-response';
-import { harnessFormatOf } from '../harness-framing';
-import { takeRateLimit } from '../rate-limit';
+import { harnessFormatOf } from '../../transport/harness-framing';
+import { takeRateLimit } from '../../limits/rate-limit';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
-import { SSE_HEADERS } from './turns';
+import { JSON_STREAM_HEADERS, SSE_HEADERS } from '../../transport/headers';
 
 /** The JSON array is written as events happen: nothing on the way may buffer or compress it. */
-const JSON_STREAM_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
 
 export async function postHarnessChat(request: IRequest, env: Env): Promise<Response> {
   const tokenUser = await authenticate(request, env);

@@ -24,10 +24,10 @@ import { createPiProxyEncoder } from '../../protocol/pi-proxy-encoder';
 import { resolveModel } from '../../providers/registry';
 import type { ModelHandle } from '../../providers/types';
 import { authenticate } from '../auth';
-import { takeRateLimit } from '../rate-limit';
+import { takeRateLimit } from '../../limits/rate-limit';
 import { readJsonBody } from '../read-json-body';
-import { createSseStream } from '../sse-stream';
-import { SSE_HEADERS } from './turns';
+import { createSseStream } from '../../transport/sse-stream';
+import { SSE_HEADERS } from '../../transport/headers';
 
 export async function postPiStream(request: IRequest, env: Env, context: ExecutionContext): Promise<Response> {
   let body: PiStreamRequest;

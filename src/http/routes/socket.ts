@@ -15,7 +15,7 @@ import { errorFrame } from '../../protocol/socket-frames';
 import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
 import { bearerToken, isLoopback, verifyToken } from '../auth';
 import { readConfig } from '../../config';
-import { takeRateLimit } from '../rate-limit';
+import { takeRateLimit } from '../../limits/rate-limit';
 import { parseSessionId, sessionObjectName } from '../session-stub';
 
 export const SOCKET_PROTOCOL = 'agent-chat';

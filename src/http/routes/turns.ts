@@ -13,13 +13,7 @@ import type { AuthedRequest } from '../auth';
 import { jsonError } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
-
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  // Proxies that buffer (nginx) would hold the stream back.
-  'x-accel-buffering': 'no',
-};
+import { SSE_HEADERS } from '../../transport/headers';
 
 export async function postTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);

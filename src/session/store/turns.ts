@@ -1,9 +1,9 @@
 /**
  * The SQL of a session's turns: the turn rows (status, mode, idempotency key), their packed event
- * logs, and the pruning of what has expired. Beside `store.ts`, which holds the history.
+ * logs, and the pruning of what has expired. Beside `history.ts`, which holds the history.
  */
 import { splitForRows } from './row-chunks';
-import type { SessionStore } from './store';
+import type { SessionMeta } from './meta';
 
 export type TurnRow = {
   turnId: string;
@@ -50,7 +50,7 @@ export type LastTurn = { turnId: string; status: string; stopReason?: string; er
 export class TurnStore {
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly session: SessionStore,
+    private readonly session: SessionMeta,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -3,8 +3,8 @@
  * answers appended but not yet taken by a completion, and the options of the last completion. Shared
  * by every socket of the session. Read back through the turns API's own schemas.
  */
-import { clientToolSchema, inputMessageSchema, type InputMessage } from '../api/turn-request';
-import { z } from '../lib/zod';
+import { clientToolSchema, inputMessageSchema, type InputMessage } from '../../api/turn-request';
+import { z } from '../../lib/zod';
 
 const optionsSchema = z.object({
   model: z.string().optional(),

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * Keeps the house in the shape docs/architecture.md draws, so that it stays that way as it grows:
+ * - no source file over 300 lines, the session's Durable Object under 250;
+ * - no function over 100 lines;
+ * - no import circle among the source files, type imports included;
+ * - the core floors (agent, providers, tools, protocol, api, lib) import nothing from the floors above
+ *   them (http, session, limits, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`).
+ * Run by `npm test` (and alone: `npm run check:structure`). Prints every breach, exits 1 on any.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const SRC = join(ROOT, 'src');
+const MAX_FILE_LINES = 300;
+const MAX_OBJECT_LINES = 250;
+const OBJECT_FILE = 'session/session-object.ts';
+const MAX_FUNCTION_LINES = 100;
+const CORE = ['agent', 'providers', 'tools', 'protocol', 'api', 'lib'];
+const UPPER = ['http', 'session', 'limits', 'config.ts', 'env.ts', 'index.ts'];
+
+function sourceFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const files = sourceFiles(SRC);
+const breaches = [];
+const graph = new Map();
+
+for (const file of files) {
+  const name = relative(SRC, file);
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const limit = name === OBJECT_FILE ? MAX_OBJECT_LINES - 1 : MAX_FILE_LINES;
+  if (lines > limit) breaches.push(`${name}: ${lines} lines (at most ${limit})`);
+
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const imports = [];
+  const visit = (node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      imports.push(node.moduleSpecifier.text);
+    }
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0])) {
+      imports.push(node.arguments[0].text);
+    }
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      if (end - start + 1 > MAX_FUNCTION_LINES) {
+        const label = node.name && ts.isIdentifier(node.name) ? node.name.text : '(anonymous)';
+        breaches.push(`${name}:${start + 1}: function ${label} is ${end - start + 1} lines (at most ${MAX_FUNCTION_LINES})`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+
+  const floor = name.split('/')[0];
+  const targets = [];
+  for (const spec of imports) {
+    if (spec.startsWith('cloudflare:') && CORE.includes(floor)) breaches.push(`${name}: a core file imports the platform (${spec})`);
+    if (!spec.startsWith('.')) continue;
+    const target = resolveImport(dirname(file), spec);
+    if (!target) continue;
+    targets.push(target);
+    const top = relative(SRC, target).split('/')[0];
+    if (CORE.includes(floor) && UPPER.includes(top)) breaches.push(`${name}: a core file imports an upper floor (${relative(SRC, target)})`);
+  }
+  graph.set(file, targets);
+}
+
+for (const cycle of cycles(graph)) breaches.push(`import circle: ${cycle.map((file) => relative(SRC, file)).join(' → ')}`);
+
+if (breaches.length > 0) {
+  console.error(`check:structure: ${breaches.length} breach${breaches.length === 1 ? '' : 'es'}`);
+  for (const breach of breaches) console.error(`  ${breach}`);
+  process.exit(1);
+}
+console.log(`check:structure: ${files.length} files; every file, function, import and floor in shape`);
+
+function resolveImport(fromDir, spec) {
+  const base = resolve(fromDir, spec);
+  for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) {
+    try {
+      if (statSync(candidate).isFile() && candidate.endsWith('.ts')) return candidate;
+    } catch {
+      // Not this one.
+    }
+  }
+  return undefined;
+}
+
+/** The import graph's strongly connected components of more than one file (or a file importing itself). */
+function cycles(edges) {
+  let index = 0;
+  const stack = [];
+  const meta = new Map();
+  const found = [];
+  const connect = (node) => {
+    meta.set(node, { index, low: index, onStack: true });
+    index++;
+    stack.push(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!meta.has(next)) {
+        connect(next);
+        meta.get(node).low = Math.min(meta.get(node).low, meta.get(next).low);
+      } else if (meta.get(next).onStack) {
+        meta.get(node).low = Math.min(meta.get(node).low, meta.get(next).index);
+      }
+    }
+    if (meta.get(node).low === meta.get(node).index) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        meta.get(member).onStack = false;
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (edges.get(node) ?? []).includes(node)) found.push(component.reverse());
+    }
+  };
+  for (const node of edges.keys()) if (!meta.has(node)) connect(node);
+  return found;
+}

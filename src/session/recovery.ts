@@ -1,0 +1,33 @@
+/**
+ * Turns cut short by an eviction or a crash: storage calls them running while no turn runs in
+ * memory. Their running tool calls get an error result, their event log gets its last event, and
+ * the turn is closed, so the session never stays locked and the history never holds an unanswered
+ * call. Run when the object wakes and by its alarm.
+ */
+import type { AgentEvent } from '../agent/events';
+import { INTERRUPTED_TEXT } from '../agent/tool-phase';
+import { emptyUsage } from '../agent/usage';
+import { FLUSH_EVENTS, readStoredEvents } from './event-log';
+import type { SessionStores } from './store/stores';
+
+export function closeCutTurns({ history, meta, turns }: SessionStores): void {
+  for (const turn of turns.runningTurns()) {
+    for (const call of history.runningCalls()) {
+      history.appendToolResult(turn.turnId, { role: 'tool', toolCallId: call.toolCallId, content: INTERRUPTED_TEXT, isError: true });
+    }
+    // Events still buffered died with the old instance, but clients may have seen their ids: the
+    // closing event takes an id above any of them, so that a client resuming still receives it.
+    const lastSeq = (readStoredEvents(turns, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
+    const stop: AgentEvent = {
+      type: 'turn-stop',
+      turnId: turn.turnId,
+      stopReason: 'error',
+      usage: emptyUsage(),
+      modelCalls: [],
+      calibration: meta.calibration(),
+      error: { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' },
+    };
+    turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
+    turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The session's own row: the `meta` table (when it was created and changed, its id, title, usage,
+ * token calibration, the next message seq, the schema version), and the schema's migrations.
+ * Whether the session exists at all is known here: every other table family asks this one.
+ */
+import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
+import { z } from '../../lib/zod';
+import { MIGRATIONS } from './migrations';
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  cacheWriteInputTokens: z.number().optional(),
+  reasoningTokens: z.number(),
+});
+
+export class SessionMeta {
+  private created = false;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  private get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  /** A session exists once its first turn was accepted. Reads never create tables. */
+  exists(): boolean {
+    // Known once seen: the tables and the first row stay until the session is deleted (`forget`).
+    if (!this.created) this.created = this.hasTables() && this.get('created_at') !== undefined;
+    return this.created;
+  }
+
+  /** After `deleteAll`: the session is gone. */
+  forget(): void {
+    this.created = false;
+  }
+
+  /**
+   * Brings an existing session's tables to the current schema. Runs when the object wakes, before
+   * any read, so that code never meets an older schema (a session stored by an earlier deploy).
+   */
+  migrate(): void {
+    if (!this.hasTables()) return;
+    this.storage.transactionSync(() => this.runMigrations());
+  }
+
+  /** Creates the tables and the session's first row if needed; runs pending migrations. */
+  ensureCreated(sessionId: string): void {
+    // The object's constructor ran any pending migration when it woke (`migrate`).
+    if (this.exists()) return;
+    this.storage.transactionSync(() => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      this.runMigrations();
+      if (this.get('created_at') === undefined) {
+        const now = String(this.now());
+        this.set('session_id', sessionId);
+        this.set('created_at', now);
+        this.set('updated_at', now);
+        this.set('next_seq', '1');
+      }
+    });
+  }
+
+  /** Marks the session as changed now. */
+  touch(): void {
+    this.set('updated_at', String(this.now()));
+  }
+
+  /** The session's id, as its first turn named it. */
+  sessionId(): string | undefined {
+    return this.hasTables() ? this.get('session_id') : undefined;
+  }
+
+  times(): { createdAt: string; updatedAt: string } {
+    return { createdAt: new Date(Number(this.get('created_at'))).toISOString(), updatedAt: new Date(Number(this.get('updated_at'))).toISOString() };
+  }
+
+  title(): string | undefined {
+    return this.get('title');
+  }
+
+  setTitle(title: string): void {
+    this.set('title', title);
+  }
+
+  /** The session's running total of token usage. */
+  addUsage(usage: Usage): void {
+    this.set('usage', JSON.stringify(addUsage(this.usage(), usage)));
+  }
+
+  usage(): Usage {
+    const stored = this.get('usage');
+    return stored ? { ...emptyUsage(), ...usageSchema.parse(JSON.parse(stored)) } : emptyUsage();
+  }
+
+  calibration(): number {
+    return Number(this.get('token_calibration') ?? 1);
+  }
+
+  /** Written only when it moved enough to matter: a row write per model call is not free. */
+  setCalibration(value: number): void {
+    if (Math.abs(value - this.calibration()) >= 0.02) this.set('token_calibration', String(value));
+  }
+
+  /** Takes the next `count` message seqs, returning the first. */
+  takeSeqs(count: number): number {
+    const seq = Number(this.get('next_seq'));
+    this.set('next_seq', String(seq + count));
+    return seq;
+  }
+
+  private hasTables(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+  }
+
+  private runMigrations(): void {
+    const version = Number(this.get('schema_version') ?? 0);
+    for (const [index, statements] of MIGRATIONS.entries()) {
+      if (index < version) continue;
+      for (const statement of statements) {
+        if (index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
+        this.sql.exec(statement);
+      }
+    }
+    if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
+  }
+
+  private get(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
+  }
+
+  private set(key: string, value: string): void {
+    this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * A session's storage, by table family: its own row (`meta`), the history, the side tables, the
+ * turns with their event logs, and what the chat socket stages. One storage, opened once per object.
+ */
+import type { PendingToolCall } from '../../agent/events';
+import type { Usage } from '../../agent/usage';
+import { HistoryStore } from './history';
+import { SessionMeta } from './meta';
+import { SideTables } from './side-tables';
+import { SocketStore } from './staged';
+import { TurnStore, type LastTurn } from './turns';
+
+export type SessionStores = {
+  meta: SessionMeta;
+  history: HistoryStore;
+  side: SideTables;
+  turns: TurnStore;
+  staged: SocketStore;
+};
+
+export function openStores(storage: DurableObjectStorage): SessionStores {
+  const meta = new SessionMeta(storage);
+  return { meta, history: new HistoryStore(storage, meta), side: new SideTables(storage, meta), turns: new TurnStore(storage, meta), staged: new SocketStore(storage) };
+}
+
+export type SessionSummary = {
+  /** Made by the model after the first exchange (seed 003's conversation title). */
+  title?: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  pendingToolCalls: PendingToolCall[];
+  usage: Usage;
+  lastTurn?: LastTurn;
+};
+
+/** What `GET /sessions/{id}` tells of a session that exists. */
+export function summarize({ meta, history, turns }: SessionStores): SessionSummary {
+  const title = meta.title();
+  const lastTurn = turns.last();
+  return {
+    ...(title !== undefined ? { title } : {}),
+    ...meta.times(),
+    messageCount: history.messageCount(),
+    pendingToolCalls: history.pendingCalls(),
+    usage: meta.usage(),
+    ...(lastTurn ? { lastTurn } : {}),
+  };
+}

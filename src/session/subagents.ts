@@ -1,0 +1,84 @@
+/**
+ * Sub-agents (`agent_spawn`) for a session's turns: each runs in a session of its own (same user, an
+ * id made from the caller's), bound by the caller's permission rules, its internal events streamed
+ * back as JSON lines (checked by a schema as they come: they cross an RPC boundary) and reported as
+ * they happen, its last answer returned. A cancel of the calling turn cancels the sub-agent's. One
+ * turn starts at most `MAX_SUBAGENTS_PER_TURN` of them: each is a paid model call, and one model
+ * answer may ask for any number; the calls past the cap get an error result the model reads.
+ */
+import type { AgentEvent } from '../agent/events';
+import { assistantText } from '../api/content';
+import type { Config } from '../config';
+import { newId } from '../lib/ids';
+import { z } from '../lib/zod';
+import type { PermissionRule } from '../tools/permission-rules';
+import { ToolError, type SubagentRunner } from '../tools/types';
+import { sessionObjectName } from './object-name';
+import type { Result } from './result';
+
+/** What a calling session needs of the child's object. */
+export type ChildSession = {
+  runSubagent(args: { sessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
+  cancelTurn(turnId: string): Promise<unknown>;
+};
+
+/** A line is one internal event: the union is ours, written by `eventsFollower`; the check guards the frame. */
+const eventLineSchema = z.looseObject({ type: z.string() });
+
+export function subagentRunner(caller: {
+  sessionId: string;
+  userId: string;
+  model: string;
+  rules: PermissionRule[];
+  config: Config;
+  child: (objectName: string) => ChildSession;
+}): SubagentRunner {
+  let spawned = 0;
+  const { config } = caller;
+  return async (task, report) => {
+    if (spawned >= config.maxSubagentsPerTurn) {
+      throw new ToolError(`This turn has started its ${config.maxSubagentsPerTurn} sub-agents, the most one turn may; do the rest without one, or in the next turn.`);
+    }
+    spawned++;
+    const subagentId = newId('sub');
+    const childId = `${caller.sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
+    const child = caller.child(sessionObjectName(caller.userId, childId));
+    const started = await child.runSubagent({ sessionId: childId, task: task.task, model: caller.model, rules: caller.rules });
+    if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
+    let turnId: string | undefined;
+    const cancel = () => {
+      if (turnId) void child.cancelTurn(turnId).catch(() => {});
+    };
+    task.signal.addEventListener('abort', cancel, { once: true });
+    const outcome = { subagentId, sessionId: childId, text: '', stopReason: 'error' };
+    try {
+      for await (const event of eventLines(started.body)) {
+        if (event.type === 'turn-start') {
+          turnId = event.turnId;
+          // The session exists now: the user may open it.
+          if (task.exposeToUser) report({ kind: 'exposed', subagentId, agentId: task.agentId, sessionId: childId, label: task.agentId });
+        }
+        if (event.type === 'assistant-message') outcome.text = assistantText(event.message);
+        if (event.type === 'turn-stop') outcome.stopReason = event.stopReason;
+        report({ kind: 'event', source: `main/${task.agentId}`, sessionId: childId, event });
+      }
+    } finally {
+      task.signal.removeEventListener('abort', cancel);
+    }
+    return outcome;
+  };
+}
+
+/** The internal events of a sub-agent's stream: one JSON line each (written by `eventsFollower`). */
+async function* eventLines(body: ReadableStream<Uint8Array>): AsyncGenerator<AgentEvent> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') yield eventLineSchema.parse(JSON.parse(line)) as AgentEvent;
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * The one path from an admitted request to a running turn, for every door (the turns API, the
+ * Harness, AG-UI, the chat socket, sub-agents): `launch(request, door)`. A door differs only in how
+ * it reads its request and which follower listens; the launcher does the rest, the same for all:
+ * the tools, the checks against the session, the model, the recorder, the event log, the
+ * followers, and the cleanup, whatever happens (src/session/turn-output.ts). It also follows,
+ * cancels and, after an eviction, closes the turns it runs.
+ */
+import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
+import { runTurn, type ResolvedAnswer, type TurnInput, type TurnOutcome } from '../agent/run-turn';
+import { emptyUsage } from '../agent/usage';
+import { checkToolNames } from '../api/tool-names';
+import type { StreamMode, TurnRequest } from '../api/turn-request';
+import type { Config } from '../config';
+import { ApiError } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { log as writeLog } from '../lib/log';
+import { resolveModel, type ProviderBindings } from '../providers/registry';
+import type { ModelHandle } from '../providers/types';
+import type { PermissionRule } from '../tools/permission-rules';
+import type { Toolset } from '../tools/registry';
+import type { SubagentRunner } from '../tools/types';
+import { readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
+import { createFollower, MAX_FOLLOWERS, type Follower, type Listener } from './followers';
+import type { SessionStores } from './store/stores';
+import type { TurnRow } from './store/turns';
+import { createTurnRecorder } from './turn-recorder';
+import { attempt, TurnOutput } from './turn-output';
+import { validateTurn } from './validate-turn';
+
+/** How long an Idempotency-Key is remembered. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** How a turn came in, and who listens: everything the launcher needs besides the request. */
+export type Door = {
+  sessionId: string;
+  model: string;
+  /** The follower of the request that starts the turn (none for a socket's completion). */
+  follower?: Follower;
+  /** Set when a chat socket starts the turn. */
+  socket?: { requestId: string | null; reasoning: boolean };
+  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
+  sampling?: { temperature?: number };
+  /** A retry of this key within its window runs nothing: `launch` answers with the turn it started. */
+  idempotency?: { key: string; hash: string };
+  /** A sub-agent's turn: its tools lack `agent_spawn`, and it takes the rules of the session that spawned it. */
+  subagent?: { rules: PermissionRule[] };
+};
+
+/** What `launch` did: started a turn, found the turn a retried key started, or found nothing to start. */
+export type Launched = { turnId: string } | { replay: TurnRow } | { nothing: true };
+
+/** What the runner needs from the session object. */
+export interface RunnerHost {
+  readonly stores: SessionStores;
+  readonly bindings: ProviderBindings;
+  config(): Config;
+  /** The server tools for a turn (MCP lists may need a fetch); closed when the turn ends. */
+  tools(subagent: boolean): Promise<Toolset>;
+  /** The listener every turn gets, whichever door started it (the session's sockets). */
+  sessionListener(door: Door, config: Config): Listener;
+  subagents(sessionId: string, model: string, rules: PermissionRule[], config: Config): SubagentRunner;
+  /** A turn started (keep the object awake), and one ended (what follows a turn). */
+  started(): void;
+  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
+  userId(): string;
+}
+
+type RunningTurn = {
+  turnId: string;
+  controller: AbortController;
+  /** Settles once the turn has ended and been cleaned up; never rejects. */
+  done: Promise<void>;
+  output: TurnOutput;
+};
+
+export class TurnRunner {
+  private running: RunningTurn | undefined;
+
+  constructor(private readonly host: RunnerHost) {}
+
+  get runningTurnId(): string | undefined {
+    return this.running?.turnId;
+  }
+
+  /**
+   * Starts a turn. `request` may be read from the session's state once the tools are known (an
+   * AG-UI run, a socket's staged messages): from that read, through the checks, to the lock nothing
+   * awaits, so no other request can slip in between (nor two retries with one key both start a
+   * turn). A refusal throws `ApiError`; a function that returns undefined starts nothing.
+   */
+  async launch(request: TurnRequest | (() => TurnRequest | undefined), door: Door): Promise<Launched> {
+    const tools = await this.host.tools(door.subagent !== undefined);
+    try {
+      const prior = door.idempotency && this.host.stores.turns.turnByIdempotencyKey(door.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
+      if (prior) {
+        void tools.close();
+        if (prior.requestHash !== door.idempotency?.hash) {
+          throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
+        }
+        return { replay: prior };
+      }
+      const admitted = typeof request === 'function' ? request() : request;
+      if (!admitted) {
+        void tools.close();
+        return { nothing: true };
+      }
+      return { turnId: this.start(admitted, door, tools) };
+    } catch (error) {
+      void tools.close();
+      throw error;
+    }
+  }
+
+  private start(request: TurnRequest, door: Door, tools: Toolset): string {
+    const { stores } = this.host;
+    const config = this.host.config();
+    const pending = stores.meta.exists() ? stores.history.pendingCalls() : [];
+    const { answers, newMessages } = validateTurn(request, pending, this.running !== undefined);
+    checkToolNames(request.tools ?? [], tools.registry.names());
+    const model = resolveModel(door.model, config, this.host.bindings);
+
+    stores.meta.ensureCreated(door.sessionId);
+    // Rules the answers bring last: kept before the turn runs, so that its own calls obey them.
+    stores.side.addRules(answers.flatMap(({ answer }) => (answer.kind === 'permission' ? (answer.rules ?? []) : [])));
+    // A sub-agent's session takes the rules of the session that spawned it, for good: what is denied
+    // or asked there is denied or asked here, in this turn and in any the user later runs here.
+    if (door.subagent) stores.side.addRules(door.subagent.rules);
+    const rules = stores.side.rules();
+    const turnId = newId('turn');
+    stores.turns.beginTurn(turnId, model.id, request.stream, door.idempotency);
+    const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId));
+    output.add(this.host.sessionListener(door, config));
+    if (door.follower) output.add(door.follower);
+    const controller = new AbortController();
+    const started = Date.now();
+    const tokenBudget = config.turnTokenBudget(model.id);
+
+    const done = runTurn(this.turnInput(turnId, answers, newMessages, request), {
+      model,
+      tools: tools.registry,
+      toolContext: { now: () => new Date(), notes: stores.side, subagents: this.host.subagents(door.sessionId, model.id, rules, config) },
+      emit: output.emit,
+      signal: controller.signal,
+      systemPrompt: config.systemPrompt,
+      maxIterations: config.maxIterations,
+      toolTimeoutMs: config.toolTimeoutMs,
+      toolConcurrency: config.toolConcurrency,
+      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: config.upstream.maxRetries },
+      context: config.context,
+      isToolCallIdUsed: (id) => stores.history.hasToolCallId(id),
+      newId,
+      now: Date.now,
+      ...(door.sampling ? { sampling: door.sampling } : {}),
+      rules,
+      ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+    })
+      .catch((cause: unknown) => {
+        console.error('turn crashed', turnId, cause);
+        return undefined;
+      })
+      .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
+      .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
+    this.running = { turnId, controller, done, output };
+    this.host.started();
+    return turnId;
+  }
+
+  /**
+   * After the loop, however it ended (a crash included): the tools closed, the stop told if the loop
+   * could not tell it, the log written, the followers closed, and the session free for the next
+   * turn. Cleanup never depends on a step before it succeeding: `running` is cleared in `finally`.
+   */
+  private async end(ended: {
+    door: Door;
+    turnId: string;
+    model: ModelHandle;
+    config: Config;
+    output: TurnOutput;
+    outcome: TurnOutcome | undefined;
+    started: number;
+    tools: Toolset;
+  }): Promise<void> {
+    const { door, turnId, model, outcome, output, tools } = ended;
+    try {
+      await tools.close().catch((error: unknown) => console.error('closing the tools failed', error));
+      const error = outcome?.error ?? { code: 'internal_error', message: 'The server failed during the turn.' };
+      output.end(
+        {
+          type: 'turn-stop',
+          turnId,
+          stopReason: 'error',
+          usage: outcome?.usage ?? emptyUsage(),
+          modelCalls: outcome?.modelCalls ?? [],
+          calibration: this.host.stores.meta.calibration(),
+          error,
+        },
+        () => this.host.stores.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code),
+      );
+      attempt('logging the turn', () => this.logTurn(door.sessionId, turnId, model.id, outcome, ended.started));
+    } finally {
+      this.running = undefined;
+    }
+    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config));
+  }
+
+  /** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
+  private logTurn(sessionId: string, turnId: string, model: string, outcome: TurnOutcome | undefined, started: number): void {
+    const errorCode = outcome ? outcome.error?.code : 'internal_error';
+    writeLog({
+      kind: 'turn',
+      session: sessionId,
+      turn: turnId,
+      user: this.host.userId(),
+      model,
+      stopReason: outcome?.stopReason ?? 'error',
+      ...(errorCode ? { errorCode } : {}),
+      latencyMs: Date.now() - started,
+      usage: outcome?.usage ?? emptyUsage(),
+      modelCalls: outcome?.modelCalls.length ?? 0,
+    });
+  }
+
+  /** Bounded hydration: the latest summary and what came after it, never the whole history. */
+  private turnInput(turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
+    const { history, meta } = this.host.stores;
+    const compaction = history.latestCompaction();
+    return {
+      turnId,
+      history: history.historyAfter(compaction?.upToSeq ?? 0),
+      context: {
+        calibration: meta.calibration(),
+        ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
+      },
+      answers,
+      newMessages,
+      clientTools: request.tools ?? [],
+    };
+  }
+
+  /**
+   * A follower for a turn: everything logged so far, then the live events if the turn runs. Read
+   * and attach happen with no await between them, so nothing is missed or delivered twice.
+   */
+  follow(turn: TurnRow, mode: StreamMode, after: number): Follower {
+    if (turn.eventsPruned) throw new ApiError(410, 'events_expired', `The events of turn ${turn.turnId} are no longer kept.`);
+    const running = this.running?.turnId === turn.turnId ? this.running : undefined;
+    if (running && running.output.size >= MAX_FOLLOWERS) {
+      throw new ApiError(429, 'too_many_followers', `This turn has ${MAX_FOLLOWERS} followers already; close one, or follow it after it ends.`);
+    }
+    const follower = createFollower(mode, after);
+    const logged: LoggedEvent[] = running ? running.output.log.read() : readStoredEvents(this.host.stores.turns, turn.turnId);
+    for (const entry of logged) follower.deliver(entry);
+    if (running) running.output.add(follower);
+    else follower.close();
+    return follower;
+  }
+
+  /** Stops the running turn, if any: the abort reaches the model call and running tools; resolves once it ended. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    running.controller.abort();
+    await running.done;
+  }
+}

@@ -4,7 +4,7 @@
  * - no source file over 300 lines, the session's Durable Object under 250;
  * - no function over 100 lines;
  * - no import circle among the source files, type imports included;
- * - the core floors (agent, providers, tools, protocol, api, lib) import nothing from the floors above
+ * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
  *   them (http, session, limits, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`).
  * Run by `npm test` (and alone: `npm run check:structure`). Prints every breach, exits 1 on any.
  */
@@ -18,7 +18,7 @@ const MAX_FILE_LINES = 300;
 const MAX_OBJECT_LINES = 250;
 const OBJECT_FILE = 'session/session-object.ts';
 const MAX_FUNCTION_LINES = 100;
-const CORE = ['agent', 'providers', 'tools', 'protocol', 'api', 'lib'];
+const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
 const UPPER = ['http', 'session', 'limits', 'config.ts', 'env.ts', 'index.ts'];
 
 function sourceFiles(dir) {

@@ -16,11 +16,9 @@ import type { Usage } from './usage';
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'error';
 
-/**
- * Why a model call ended, as the provider said it (mapped to our words). `paused`: the provider asks
- * to be called again to go on with the same answer (Anthropic's `pause_turn`).
- */
-export type FinishReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'paused';
+/** Why a model call ended: the providers' word (`src/providers/vocabulary.ts`). */
+export type { FinishReason } from '../providers/vocabulary';
+import type { FinishReason } from '../providers/vocabulary';
 
 /** Why an assistant message ended: the model's reason, or a cancel that kept its partial text. */
 export type MessageFinish = FinishReason | 'cancelled';

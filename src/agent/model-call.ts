@@ -9,6 +9,7 @@ import type { Emit, FinishReason, ToolExecution, TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 import type { HistoryMessage } from '../api/content';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth';
+import { summarizedCount } from './context/compaction';
 import { sleep } from '../lib/sleep';
 import { retryDelay, type RetryPolicy } from './retry-policy';
 
@@ -72,12 +73,15 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   });
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);
+  const summarized = summarizedCount(options.messages[0]);
   const request: ModelRequest = {
     model: handle.model,
+    purpose: 'answer',
     system: options.system,
     messages: options.messages,
     tools: options.tools,
     signal: options.signal,
+    ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
     ...options.sampling,
   };
   let finishReason: FinishReason | undefined;

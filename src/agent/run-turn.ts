@@ -4,69 +4,18 @@
  * iteration bound is reached. Everything it does is told through `emit`; persistence and every wire
  * format listen there. Once started it never throws: every ending is one `turn-stop`.
  */
-import type { HistoryMessage, SystemMessage, ToolMessage, UserMessage } from '../api/content';
-import type { ClientTool } from '../api/turn-request';
-import type { ModelHandle, ToolSpec } from '../providers/types';
-import type { ToolRegistry } from '../tools/registry';
-import type { ToolContext } from '../tools/types';
-import { verdictFor, type PermissionRule } from '../tools/permission-rules';
-import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolAnswer, ToolExecution, TurnError } from './events';
+import type { HistoryMessage, ToolMessage } from '../api/content';
+import type { ToolSpec } from '../providers/types';
+import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
-import type { RetryPolicy } from './retry-policy';
-import type { Summary } from './context/compaction';
 import { ContextManager } from './context/context-manager';
-import type { ContextSettings } from './context/context-window';
+import { classifyCall, executionOf } from './classify-call';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
-import { addUsage, emptyUsage, type Usage } from './usage';
+import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
+import { addUsage, emptyUsage } from './usage';
 
-/** An answer the request brought, matched by the session to the pending call it answers. */
-export type ResolvedAnswer = { call: PendingToolCall; answer: ToolAnswer };
-
-export type TurnInput = {
-  turnId: string;
-  /** The stored history before this turn after the latest summary, in order. */
-  history: HistoryMessage[];
-  /** The latest compaction's summary of what came before `history`, and the session's calibration. */
-  context: { summary?: Summary; calibration: number };
-  /** Answers to every pending call, in the order of the calls. */
-  answers: ResolvedAnswer[];
-  newMessages: (UserMessage | SystemMessage)[];
-  clientTools: ClientTool[];
-};
-
-export type TurnDeps = {
-  model: ModelHandle;
-  tools: ToolRegistry;
-  toolContext: Omit<ToolContext, 'signal'>;
-  emit: Emit;
-  signal: AbortSignal;
-  systemPrompt: string;
-  maxIterations: number;
-  toolTimeoutMs: number;
-  /** Server tool calls that run at once (default: all of a batch). */
-  toolConcurrency?: number;
-  retry: RetryPolicy;
-  context: ContextSettings;
-  /** Whether the session used a tool call id in messages this turn did not load. */
-  isToolCallIdUsed?: (id: string) => boolean;
-  newId: (prefix: string) => string;
-  now: () => number;
-  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
-  sampling?: { temperature?: number };
-  /** The session's lasting permission rules, applied to every call of a server tool. */
-  rules?: PermissionRule[];
-  /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
-  tokenBudget?: number;
-};
-
-export type TurnOutcome = {
-  stopReason: StopReason;
-  usage: Usage;
-  modelCalls: ModelCallUsage[];
-  error?: TurnError;
-  maxIterationsReached?: true;
-};
+export type { ResolvedAnswer, TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 
 const FINAL_ANSWER_INSTRUCTION =
   'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
@@ -294,29 +243,12 @@ class Turn {
     return undefined;
   }
 
-  /**
-   * How a call runs: by the tool's trust, then by the session's rules (deny, ask or allow a server
-   * tool's call). Calls with arguments that are not JSON never wait for anyone: their error goes
-   * straight back.
-   */
   private classify(call: AssembledToolCall): ToolExecution {
-    const execution = this.executionOf(call.name);
-    if (call.invalidArguments !== undefined) return execution === 'client' ? 'unknown' : execution === 'untrusted' ? 'trusted' : execution;
-    const tool = this.deps.tools.get(call.name);
-    if ((execution !== 'trusted' && execution !== 'untrusted') || !tool || !this.deps.rules?.length) return execution;
-    const subject = tool.permissionSubject ? tool.permissionSubject(call.input) : JSON.stringify(call.input);
-    const verdict = verdictFor(this.deps.rules, call.name, subject);
-    if (verdict === 'deny') return 'denied';
-    if (verdict === 'ask') return 'untrusted';
-    if (verdict === 'allow') return 'trusted';
-    return execution;
+    return classifyCall(call, this.input.clientTools, this.deps.tools, this.deps.rules);
   }
 
   private executionOf(name: string): ToolExecution {
-    if (this.input.clientTools.some((tool) => tool.name === name)) return 'client';
-    const tool = this.deps.tools.get(name);
-    if (!tool) return 'unknown';
-    return tool.trust ? 'trusted' : 'untrusted';
+    return executionOf(name, this.input.clientTools, this.deps.tools);
   }
 
   private runTools(calls: ServerCall[]): Promise<ToolMessage[]> {

@@ -3,16 +3,17 @@
  * tools, its text collected. Never throws: a failure is a value, with the usage spent before it.
  */
 import type { ModelHandle } from '../providers/types';
+import type { ModelPurpose } from '../providers/vocabulary';
 import type { TurnError } from './events';
 import { emptyUsage, type Usage } from './usage';
 
 export type SideCallResult = { ok: true; text: string; usage: Usage } | { ok: false; error: TurnError; usage: Usage };
 
-export async function sideCall(handle: ModelHandle, system: string, prompt: string, signal: AbortSignal): Promise<SideCallResult> {
+export async function sideCall(handle: ModelHandle, purpose: ModelPurpose, system: string, prompt: string, signal: AbortSignal): Promise<SideCallResult> {
   let text = '';
   let usage = emptyUsage();
   try {
-    for await (const part of handle.provider.stream({ model: handle.model, system, messages: [{ role: 'user', content: prompt }], tools: [], signal })) {
+    for await (const part of handle.provider.stream({ model: handle.model, purpose, system, messages: [{ role: 'user', content: prompt }], tools: [], signal })) {
       if (part.type === 'text-delta') text += part.delta;
       else if (part.type === 'usage') usage = { ...usage, ...part.usage };
       else if (part.type === 'error') return { ok: false, error: { code: part.code, message: part.message }, usage };

@@ -21,7 +21,7 @@ const QUOTED_CHARS = 1000;
 export type TitleResult = { ok: true; title: string; usage: Usage } | { ok: false; error: TurnError; usage: Usage };
 
 export async function makeTitle(handle: ModelHandle, exchange: HistoryMessage[], signal: AbortSignal): Promise<TitleResult> {
-  const result = await sideCall(handle, TITLE_SYSTEM_PROMPT, titlePrompt(exchange), signal);
+  const result = await sideCall(handle, 'title', TITLE_SYSTEM_PROMPT, titlePrompt(exchange), signal);
   if (!result.ok) return result;
   const title = cleanTitle(result.text);
   if (title === '') return { ok: false, error: { code: 'empty_answer', message: 'The model gave an empty title.' }, usage: result.usage };

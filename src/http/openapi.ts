@@ -121,147 +121,170 @@ function buildDocument(): Json {
       },
     },
     security: [{ bearer: [] }],
-    paths: {
-      '/sessions/{id}/turns': {
-        post: {
-          operationId: 'postTurn',
-          summary: 'Run a turn',
-          description: 'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`).',
-          parameters: [
-            sessionId,
-            { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
-          ],
-          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema, 'input') } } },
-          responses: {
-            '200': {
-              description:
-                'The turn: JSON for `none`; SSE for `delta` and `message` (the events of seed 000, `x-sse-event`) and for `pi` (pi-agent-core\'s AgentEvent, `x-sse-event-pi`; `event:` is its type).',
-              content: {
-                'application/json': { schema: schemaOf(turnBodySchema, 'output') },
-                'text/event-stream': sseMedia(turnEvents, {
-                  'x-sse-event-pi': sseEvent(named(PI_EVENTS, 'A pi-agent-core AgentEvent.')),
-                  'x-external-docs': { url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core' },
-                }),
-              },
-            },
-            ...errors('400', '401', '409', '413', '415', '422', '429', '500'),
-          },
-        },
-      },
-      '/sessions/{id}/turns/{turnId}/events': {
-        get: {
-          operationId: 'followTurn',
-          summary: "A turn's events after a point, then live to its end",
-          parameters: [
-            sessionId,
-            turnId,
-            ...queryParameters(followQuerySchema),
-            { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received (wins over `after`).', schema: { type: 'string', pattern: '^\\d{1,9}$' } },
-          ],
-          responses: { '200': sse('The events, in the mode asked for (by default the turn\'s own).', turnEvents), ...errors('400', '401', '404', '410', '500') },
-        },
-      },
-      '/sessions/{id}/turns/{turnId}/cancel': {
-        post: {
-          operationId: 'cancelTurn',
-          summary: 'Stop the running turn; answers once it has stopped',
-          parameters: [sessionId, turnId],
-          responses: { '200': json(cancelledTurnSchema, 'The turn, stopped.'), ...errors('401', '404', '409', '429', '500') },
-        },
-      },
-      '/sessions/{id}/messages': {
-        get: {
-          operationId: 'getMessages',
-          summary: "The session's history, a page at a time",
-          parameters: [sessionId, ...queryParameters(messagesQuerySchema)],
-          responses: { '200': json(messagesPageSchema, 'A page of the history, in order.'), ...errors('400', '401', '404', '500') },
-        },
-      },
-      '/sessions/{id}': {
-        get: {
-          operationId: 'getSession',
-          summary: 'The session: title, counts, pending calls, usage, the running and last turn',
-          parameters: [sessionId],
-          responses: { '200': json(sessionViewSchema, 'The session.'), ...errors('400', '401', '404', '500') },
-        },
-        delete: {
-          operationId: 'deleteSession',
-          summary: 'Erase the session',
-          parameters: [sessionId],
-          responses: { '204': { description: 'Erased.' }, ...errors('400', '401', '404', '409', '500') },
-        },
-      },
-      '/sessions/{id}/ws': {
-        get: {
-          operationId: 'openSocket',
-          summary: 'The chat socket (seed 003): a WebSocket upgrade',
-          description: 'Upgrade with `Upgrade: websocket`; the token may come as a `bearer.<jwt>` entry of Sec-WebSocket-Protocol (then `agent-chat` is selected). A refused upgrade closes with 4000 + the HTTP status.',
-          parameters: [sessionId],
-          responses: { '101': { description: 'Switching protocols: the socket is open.' }, ...errors('426') },
-        },
-      },
-      '/api/stream': {
-        post: {
-          operationId: 'piModelProxy',
-          summary: "pi-agent-core's streamProxy endpoint: one model call of a MODELS model",
-          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(piStreamRequestSchema, 'input') } } },
-          responses: {
-            '200': sse('`data:` lines of pi\'s proxy events, ending with `done` or `error`.', named(PI_PROXY_EVENTS, "A pi-agent-core ProxyAssistantMessageEvent."), {
-              url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core',
-            }),
-            default: {
-              description: 'A failure before the stream: `{"error": "<sentence>"}`.',
-              content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+    paths: { ...turnPaths(), ...sessionPaths(), ...doorPaths(), ...servicePaths() },
+  };
+}
+
+/** The turns API: start, follow, cancel. */
+function turnPaths(): Json {
+  return {
+    '/sessions/{id}/turns': {
+      post: {
+        operationId: 'postTurn',
+        summary: 'Run a turn',
+        description: 'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`).',
+        parameters: [
+          sessionId,
+          { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema, 'input') } } },
+        responses: {
+          '200': {
+            description:
+              'The turn: JSON for `none`; SSE for `delta` and `message` (the events of seed 000, `x-sse-event`) and for `pi` (pi-agent-core\'s AgentEvent, `x-sse-event-pi`; `event:` is its type).',
+            content: {
+              'application/json': { schema: schemaOf(turnBodySchema, 'output') },
+              'text/event-stream': sseMedia(turnEvents, {
+                'x-sse-event-pi': sseEvent(named(PI_EVENTS, 'A pi-agent-core AgentEvent.')),
+                'x-external-docs': { url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core' },
+              }),
             },
           },
+          ...errors('400', '401', '409', '413', '415', '422', '429', '500'),
         },
       },
-      '/ag-ui': {
-        post: {
-          operationId: 'aguiRun',
-          summary: "An AG-UI run (RunAgentInput in, AG-UI events out) on the session `threadId`",
-          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(runAgentInputSchema, 'input') } } },
-          responses: {
-            '200': sse("AG-UI's events (`@ag-ui/core`), RUN_STARTED first, RUN_FINISHED or RUN_ERROR last.", named(AGUI_EVENTS, 'An @ag-ui/core event.'), {
-              url: 'https://www.npmjs.com/package/@ag-ui/core',
-            }),
-            ...errors('400', '401', '409', '413', '415', '429', '500'),
+    },
+    '/sessions/{id}/turns/{turnId}/events': {
+      get: {
+        operationId: 'followTurn',
+        summary: "A turn's events after a point, then live to its end",
+        parameters: [
+          sessionId,
+          turnId,
+          ...queryParameters(followQuerySchema),
+          { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received (wins over `after`).', schema: { type: 'string', pattern: '^\\d{1,9}$' } },
+        ],
+        responses: { '200': sse('The events, in the mode asked for (by default the turn\'s own).', turnEvents), ...errors('400', '401', '404', '410', '500') },
+      },
+    },
+    '/sessions/{id}/turns/{turnId}/cancel': {
+      post: {
+        operationId: 'cancelTurn',
+        summary: 'Stop the running turn; answers once it has stopped',
+        parameters: [sessionId, turnId],
+        responses: { '200': json(cancelledTurnSchema, 'The turn, stopped.'), ...errors('401', '404', '409', '429', '500') },
+      },
+    },
+  };
+}
+
+/** The session: its history, its summary, its erasure, its socket. */
+function sessionPaths(): Json {
+  return {
+    '/sessions/{id}/messages': {
+      get: {
+        operationId: 'getMessages',
+        summary: "The session's history, a page at a time",
+        parameters: [sessionId, ...queryParameters(messagesQuerySchema)],
+        responses: { '200': json(messagesPageSchema, 'A page of the history, in order.'), ...errors('400', '401', '404', '500') },
+      },
+    },
+    '/sessions/{id}': {
+      get: {
+        operationId: 'getSession',
+        summary: 'The session: title, counts, pending calls, usage, the running and last turn',
+        parameters: [sessionId],
+        responses: { '200': json(sessionViewSchema, 'The session.'), ...errors('400', '401', '404', '500') },
+      },
+      delete: {
+        operationId: 'deleteSession',
+        summary: 'Erase the session',
+        parameters: [sessionId],
+        responses: { '204': { description: 'Erased.' }, ...errors('400', '401', '404', '409', '500') },
+      },
+    },
+    '/sessions/{id}/ws': {
+      get: {
+        operationId: 'openSocket',
+        summary: 'The chat socket (seed 003): a WebSocket upgrade',
+        description: 'Upgrade with `Upgrade: websocket`; the token may come as a `bearer.<jwt>` entry of Sec-WebSocket-Protocol (then `agent-chat` is selected). A refused upgrade closes with 4000 + the HTTP status.',
+        parameters: [sessionId],
+        responses: { '101': { description: 'Switching protocols: the socket is open.' }, ...errors('426') },
+      },
+    },
+  };
+}
+
+/** The doors of existing clients: pi's model proxy, AG-UI, the Harness. */
+function doorPaths(): Json {
+  return {
+    '/api/stream': {
+      post: {
+        operationId: 'piModelProxy',
+        summary: "pi-agent-core's streamProxy endpoint: one model call of a MODELS model",
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(piStreamRequestSchema, 'input') } } },
+        responses: {
+          '200': sse('`data:` lines of pi\'s proxy events, ending with `done` or `error`.', named(PI_PROXY_EVENTS, "A pi-agent-core ProxyAssistantMessageEvent."), {
+            url: 'https://www.npmjs.com/package/@mariozechner/pi-agent-core',
+          }),
+          default: {
+            description: 'A failure before the stream: `{"error": "<sentence>"}`.',
+            content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
           },
         },
       },
-      '/harness/chat': {
-        post: {
-          operationId: 'harnessChat',
-          summary: 'A run in the Harness chat events (seed 001): SSE `data:` lines or one JSON array',
-          description:
-            'The answer format follows `Accept`: `text/event-stream` gives one `data:<event>` line per event and no event names; anything else one JSON array, written as the events happen. Where AUTH_SECRET is set, `userId` must be the token\'s user (403).',
-          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(harnessRequestSchema, 'input') } } },
-          responses: {
-            '200': {
-              description: 'The run, as the 31 AgentEvent types of seed 001 section 5.',
-              content: {
-                'text/event-stream': { schema: { type: 'string', description: 'Each `data:` line is one item of x-sse-data.' }, 'x-sse-data': harnessEvent },
-                'application/json': { schema: { type: 'array', items: harnessEvent } },
-              },
+    },
+    '/ag-ui': {
+      post: {
+        operationId: 'aguiRun',
+        summary: "An AG-UI run (RunAgentInput in, AG-UI events out) on the session `threadId`",
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(runAgentInputSchema, 'input') } } },
+        responses: {
+          '200': sse("AG-UI's events (`@ag-ui/core`), RUN_STARTED first, RUN_FINISHED or RUN_ERROR last.", named(AGUI_EVENTS, 'An @ag-ui/core event.'), {
+            url: 'https://www.npmjs.com/package/@ag-ui/core',
+          }),
+          ...errors('400', '401', '409', '413', '415', '429', '500'),
+        },
+      },
+    },
+    '/harness/chat': {
+      post: {
+        operationId: 'harnessChat',
+        summary: 'A run in the Harness chat events (seed 001): SSE `data:` lines or one JSON array',
+        description:
+          'The answer format follows `Accept`: `text/event-stream` gives one `data:<event>` line per event and no event names; anything else one JSON array, written as the events happen. Where AUTH_SECRET is set, `userId` must be the token\'s user (403).',
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(harnessRequestSchema, 'input') } } },
+        responses: {
+          '200': {
+            description: 'The run, as the 31 AgentEvent types of seed 001 section 5.',
+            content: {
+              'text/event-stream': { schema: { type: 'string', description: 'Each `data:` line is one item of x-sse-data.' }, 'x-sse-data': harnessEvent },
+              'application/json': { schema: { type: 'array', items: harnessEvent } },
             },
-            ...errors('400', '401', '403', '409', '413', '415', '429', '500'),
           },
+          ...errors('400', '401', '403', '409', '413', '415', '429', '500'),
         },
       },
-      '/healthz': {
-        get: {
-          operationId: 'health',
-          summary: 'Liveness',
-          security: [],
-          responses: { '200': { description: 'Up.', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } }, required: ['ok'] } } } } },
-        },
+    },
+  };
+}
+
+/** The service itself: health, this document, the root. */
+function servicePaths(): Json {
+  return {
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        summary: 'Liveness',
+        security: [],
+        responses: { '200': { description: 'Up.', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } }, required: ['ok'] } } } } },
       },
-      '/openapi.json': {
-        get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } },
-      },
-      '/': {
-        get: { operationId: 'root', summary: 'Leads to the playground', security: [], responses: { '302': { description: 'To /playground/.' } } },
-      },
+    },
+    '/openapi.json': {
+      get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    },
+    '/': {
+      get: { operationId: 'root', summary: 'Leads to the playground', security: [], responses: { '302': { description: 'To /playground/.' } } },
     },
   };
 }

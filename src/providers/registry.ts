@@ -1,10 +1,10 @@
 /** From a configured `provider:model` to the provider that serves it. */
-import type { Config } from '../config';
 import { ApiError } from '../lib/errors';
 import { createAnthropicProvider } from './anthropic/anthropic-provider';
 import { createDemoProvider } from './demo/demo-provider';
 import { createOpenAIProvider } from './openai/openai-provider';
 import type { ModelHandle } from './types';
+import type { UpstreamTimeouts } from './upstream-timer';
 import { createWorkersAIProvider, type AiBinding } from './workers-ai/workers-ai-provider';
 
 export const PROVIDERS = ['demo', 'openai', 'anthropic', 'workers-ai'] as const;
@@ -12,7 +12,15 @@ export const PROVIDERS = ['demo', 'openai', 'anthropic', 'workers-ai'] as const;
 /** Platform objects a provider may need, passed in by the session (the core never reads `env`). */
 export type ProviderBindings = { ai?: AiBinding };
 
-export function resolveModel(id: string, config: Config, bindings: ProviderBindings = {}): ModelHandle {
+/** What the providers take of the deployment's configuration (`Config` has it all). */
+export type ProviderSettings = {
+  openai: { baseUrl: string; apiKey?: string };
+  anthropic: { baseUrl: string; apiKey?: string; maxTokens: number; thinkingBudget: number };
+  workersAi: { maxTokens: number };
+  upstream: { timeouts: UpstreamTimeouts };
+};
+
+export function resolveModel(id: string, config: ProviderSettings, bindings: ProviderBindings = {}): ModelHandle {
   const separator = id.indexOf(':');
   const provider = id.slice(0, separator);
   const model = id.slice(separator + 1);

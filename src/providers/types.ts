@@ -7,8 +7,7 @@
  * `finish` or `error` is treated by the loop as cut.
  */
 import type { HistoryMessage } from '../api/content';
-import type { FinishReason } from '../agent/events';
-import type { Usage } from '../agent/usage';
+import type { FinishReason, ModelPurpose, Usage } from './vocabulary';
 
 export type ToolSpec = {
   name: string;
@@ -23,6 +22,10 @@ export type ModelRequest = {
   messages: HistoryMessage[];
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** What the call is for (an answer when unset): a provider reads this, never the prompt's words. */
+  purpose?: ModelPurpose;
+  /** How many messages the first of `messages` stands for, when it is a summary of them. */
+  summarizedMessages?: number;
   /** Sampling the caller asked for (pi's `streamProxy` options); the deployment's defaults otherwise. */
   temperature?: number;
   maxTokens?: number;

@@ -14,8 +14,26 @@ import type { ImageBlock, TextBlock } from '../api/content';
 import type { PendingToolCall } from '../agent/events';
 import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/turn-request';
 import { ApiError, invalidRequest } from '../lib/errors';
+import type { SessionStores } from './store/stores';
 
 export type AguiTurn = { request: TurnRequest; newIds: string[] };
+
+/**
+ * A run's request, read from the session's state when the launcher asks for it (so that nothing
+ * slips in between), and `taken()` once the turn started: the next run's copies of its messages are
+ * not new.
+ */
+export function aguiRun(input: RunAgentInput, { meta, history, side }: SessionStores): { request: () => TurnRequest; taken: () => void } {
+  let newIds: string[] = [];
+  return {
+    request: () => {
+      const turn = aguiTurn(input, meta.exists() ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids));
+      newIds = turn.newIds;
+      return turn.request;
+    },
+    taken: () => side.rememberMessageIds(newIds),
+  };
+}
 
 export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen: (ids: string[]) => Set<string>): AguiTurn {
   const known = seen(input.messages.map((message) => message.id));

@@ -4,7 +4,7 @@
  * client resuming after a drop, and an idempotent retry are all followers; the turn does not know
  * how many there are.
  */
-import type { SseMode, StreamMode } from '../api/turn-request';
+import { sseModeSchema, type SseMode, type StreamMode } from '../api/turn-request';
 import { harnessFraming, type HarnessFormat } from '../transport/harness-framing';
 import { createSseStream, type Framing, type LagBound } from '../transport/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
@@ -144,4 +144,17 @@ export function socketListener(
     },
     close: () => {},
   };
+}
+
+/** The stream a streaming follower gives its request. */
+export async function streamOf(follower: Follower): Promise<{ body: ReadableStream<Uint8Array> }> {
+  const started = await follower.result();
+  if (started.kind !== 'sse') throw new Error('a streaming follower gave no stream');
+  return { body: started.body };
+}
+
+/** The mode a turn is followed in by default: the one it was started in, or `delta` for a JSON turn. */
+export function storedSseMode(mode: string): SseMode {
+  const parsed = sseModeSchema.safeParse(mode);
+  return parsed.success ? parsed.data : 'delta';
 }

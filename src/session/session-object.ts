@@ -9,16 +9,15 @@ import { DurableObject } from 'cloudflare:workers';
 import type { TurnOutcome } from '../agent/run-turn';
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
-import { sseModeSchema, type SseMode, type TurnRequest } from '../api/turn-request';
+import type { SseMode, TurnRequest } from '../api/turn-request';
 import { readConfig, type Config } from '../config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { createSocketEncoder } from '../protocol/socket-encoder';
 import type { ModelHandle } from '../providers/types';
 import type { PermissionRule } from '../tools/permission-rules';
 import type { HarnessFormat } from '../transport/harness-framing';
-import { aguiTurn } from './agui-door';
-import { aguiFollower, createFollower, eventsFollower, harnessFollower, socketListener, type Follower, type StartedTurn } from './followers';
+import { aguiRun } from './agui-door';
+import { aguiFollower, createFollower, eventsFollower, harnessFollower, storedSseMode, streamOf, type StartedTurn } from './followers';
 import { Housekeeping } from './housekeeping';
 import { userOfObjectName } from './object-name';
 import { closeCutTurns } from './recovery';
@@ -62,7 +61,7 @@ export class SessionObject extends DurableObject<Env> {
       bindings: env.AI ? { ai: env.AI } : {},
       config: () => readConfig(env),
       tools: (subagent) => this.toolsets.forTurn(readConfig(env), subagent),
-      sessionListener: (door, config) => this.socketsListener(door, config),
+      sessionListener: (door, config) => this.hub.turnListener(door, config.toolVisibility),
       subagents: (sessionId, model, rules, config) =>
         subagentRunner({ sessionId, userId: this.userId(), model, rules, config, child: (name) => env.SESSIONS.getByName(name) as unknown as ChildSession }),
       started: () => this.housekeeping.keepAwake(),
@@ -104,17 +103,10 @@ export class SessionObject extends DurableObject<Env> {
    */
   async startAguiRun(args: { sessionId: string; input: RunAgentInput; model: string }): Promise<Result<Stream & { turnId: string }>> {
     return guard(async () => {
-      const { history, meta, side } = this.stores;
-      let newIds: string[] = [];
-      const request = () => {
-        const turn = aguiTurn(args.input, meta.exists() ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids));
-        newIds = turn.newIds;
-        return turn.request;
-      };
+      const run = aguiRun(args.input, this.stores);
       const follower = aguiFollower({ threadId: args.input.threadId, runId: args.input.runId });
-      const launched = await this.runner.launch(request, { sessionId: args.sessionId, model: args.model, follower });
-      // Taken: the next run's copies of these messages are not new.
-      side.rememberMessageIds(newIds);
+      const launched = await this.runner.launch(run.request, { sessionId: args.sessionId, model: args.model, follower });
+      run.taken();
       return { ...(await streamOf(follower)), turnId: 'turnId' in launched ? launched.turnId : '' };
     });
   }
@@ -224,18 +216,6 @@ export class SessionObject extends DurableObject<Env> {
 
   // --- inside ----------------------------------------------------------------------------------------
 
-  /** Every socket of the session sees every turn, whichever door started it. */
-  private socketsListener(door: Door, config: Config) {
-    const encoder = () =>
-      createSocketEncoder({
-        conversationId: door.sessionId,
-        requestId: door.socket?.requestId ?? null,
-        reasoning: door.socket?.reasoning ?? false,
-        visibility: config.toolVisibility,
-      });
-    return socketListener(encoder, () => this.hub.anyOpen, (frames) => this.hub.broadcast(...frames));
-  }
-
   /** After a turn: answers staged on a socket while it ran may complete the set; a new session gets its title. */
   private afterTurn(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
     this.housekeeping.turnEnded();
@@ -260,17 +240,4 @@ export class SessionObject extends DurableObject<Env> {
     if (!turn) throw new ApiError(404, 'turn_not_found', `This session has no turn ${turnId}.`);
     return turn;
   }
-}
-
-/** The stream a streaming follower gives its request. */
-async function streamOf(follower: Follower): Promise<Stream> {
-  const started = await follower.result();
-  if (started.kind !== 'sse') throw new Error('a streaming follower gave no stream');
-  return { body: started.body };
-}
-
-/** The mode a turn is followed in by default: the one it was started in, or `delta` for a JSON turn. */
-function storedSseMode(mode: string): SseMode {
-  const parsed = sseModeSchema.safeParse(mode);
-  return parsed.success ? parsed.data : 'delta';
 }

@@ -4,7 +4,9 @@
  * socket carries through hibernation, sending, broadcasting, and the count of those still open, so
  * that a session with no socket pays nothing for them.
  */
-import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
+import { createSocketEncoder } from '../protocol/socket-encoder';
+import { errorFrame, type ServerFrame, type ToolVisibility } from '../protocol/socket-frames';
+import { socketListener, type Listener } from './followers';
 import { socketFrameFor, type SessionEvent } from '../protocol/session-events';
 import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, type SocketAttachment } from './socket-door';
 
@@ -73,6 +75,13 @@ export class SocketHub {
         // As in `send`.
       }
     }
+  }
+
+  /** Every socket of the session sees every turn, whichever door started it (a socket's own request id on its own). */
+  turnListener(door: { sessionId: string; socket?: { requestId: string | null; reasoning: boolean } }, visibility: (toolName: string) => ToolVisibility): Listener {
+    const encoder = () =>
+      createSocketEncoder({ conversationId: door.sessionId, requestId: door.socket?.requestId ?? null, reasoning: door.socket?.reasoning ?? false, visibility });
+    return socketListener(encoder, () => this.open, (frames) => this.broadcast(...frames));
   }
 
   /** Something happened to the session: every socket hears it; a deletion closes them all. */

@@ -18,11 +18,15 @@ describe('the socket is bounded like HTTP', () => {
   it('stages at most 256 messages for one completion; the next is refused and nothing is lost', async () => {
     const id = newSessionId('staged');
     const socket = await openSocket(id);
-    for (let index = 0; index < 256; index++) socket.send({ type: 'append_message', role: 'user', content: `m${index}` });
+    // One at a time: this pool's runtime may hand a burst of frames to the object out of order.
+    for (let index = 0; index < 256; index++) {
+      socket.send({ type: 'append_message', role: 'user', content: `m${index}`, request_id: `r${index}` });
+      await socket.until('message_appended');
+    }
+    expect(socket.frames.filter((frame) => frame.type === 'error')).toEqual([]);
     socket.send({ type: 'append_message', role: 'user', content: 'one too many', request_id: 'r-over' });
     const [refused] = (await socket.until('error')).slice(-1);
     expect(refused).toMatchObject({ code: 'too_much_staged', request_id: 'r-over' });
-    expect(socket.frames.filter((frame) => frame.type === 'message_appended')).toHaveLength(256);
     socket.send({ type: 'request_completion' });
     await socket.until('completion_done');
     const users = (await history(id)).filter((message) => message.role === 'user');

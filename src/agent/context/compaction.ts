@@ -57,7 +57,7 @@ export function transcript(previous: Summary | undefined, messages: HistoryMessa
 
 /** The side call: the model asked for a summary of the transcript. */
 export function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal): Promise<SideCallResult> {
-  return sideCall(handle, SUMMARY_SYSTEM_PROMPT, transcript(previous, messages), signal);
+  return sideCall(handle, 'summary', SUMMARY_SYSTEM_PROMPT, transcript(previous, messages), signal);
 }
 
 function render(message: HistoryMessage): string {

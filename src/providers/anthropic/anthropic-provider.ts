@@ -6,7 +6,7 @@
  *
  * Completion is proven by `message_stop`: a stream that ends without it was cut.
  */
-import type { Usage } from '../../agent/usage';
+import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';
 import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';

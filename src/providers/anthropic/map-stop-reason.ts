@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../agent/events';
+import type { FinishReason } from '../vocabulary';
 
 /** `stop_reason` in our words. `pause_turn` is the API asking to be called again to go on. */
 export function mapStopReason(reason: string | null | undefined): FinishReason | 'paused' {

@@ -3,8 +3,6 @@
  * with usage (about four characters a token), so that every encoder and the whole loop run offline.
  */
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { SUMMARY_SYSTEM_PROMPT, summarizedCount } from '../../agent/context/compaction';
-import { TITLE_SYSTEM_PROMPT } from '../../agent/title';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
 export const DEMO_MODEL_ID = 'demo:demo';
@@ -38,7 +36,7 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
       const names = plan.calls.map((call) => call.name).join(', ');
       yield* say('thinking-delta', `The message asks for ${names}; I will call ${plan.calls.length === 1 ? 'it' : 'them'}.`);
       yield* say('text-delta', `Let me use ${names}.`);
-      const base = absoluteLength(request.messages);
+      const base = absoluteLength(request);
       for (const [index, call] of plan.calls.entries()) {
         const json = call.json ?? JSON.stringify(call.input);
         const half = Math.ceil(json.length / 2);
@@ -57,7 +55,7 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
       return;
     case 'long':
       yield* say('text-delta', 'This answer runs on and on until the output limit cuts it while it writes a tool call');
-      yield { type: 'tool-call-delta', index: 0, id: `call_demo_${absoluteLength(request.messages)}_0`, name: 'calculator', argumentsDelta: '{"expression": "1+' };
+      yield { type: 'tool-call-delta', index: 0, id: `call_demo_${absoluteLength(request)}_0`, name: 'calculator', argumentsDelta: '{"expression": "1+' };
       yield usage();
       yield { type: 'finish', reason: 'max_tokens' };
       return;
@@ -72,14 +70,13 @@ async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPar
  * The conversation's length as if nothing were summarised: a compacted prompt starts with a summary
  * that names how many messages it stands for. Keeps the demo's call ids unique in a session.
  */
-function absoluteLength(messages: ModelRequest['messages']): number {
-  const summarized = summarizedCount(messages[0]);
+function absoluteLength({ messages, summarizedMessages: summarized }: ModelRequest): number {
   return summarized === undefined ? messages.length : summarized + messages.length - 1;
 }
 
 function planFor(request: ModelRequest, offered: Set<string>): DemoPlan {
-  if (request.system === SUMMARY_SYSTEM_PROMPT) return { kind: 'text', thinking: 'I summarise the conversation.', text: summarizeConversation(request.messages) };
-  if (request.system === TITLE_SYSTEM_PROMPT) return { kind: 'text', thinking: 'I name the conversation.', text: titleFor(request.messages) };
+  if (request.purpose === 'summary') return { kind: 'text', thinking: 'I summarise the conversation.', text: summarizeConversation(request.messages) };
+  if (request.purpose === 'title') return { kind: 'text', thinking: 'I name the conversation.', text: titleFor(request.messages) };
   const last = request.messages.at(-1);
   const text = lastUserText(request.messages);
   if (last?.role === 'tool') {

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../agent/events';
+import type { FinishReason } from '../vocabulary';
 
 /** Chat Completions `finish_reason` in our words; an unknown reason is taken as a normal end. */
 export function mapFinishReason(reason: string): FinishReason {

@@ -5,7 +5,7 @@
  * Completion is proven by `data: [DONE]`: a stream that ends without it was cut, and its output is
  * reported as an error, never as a finished answer.
  */
-import type { Usage } from '../../agent/usage';
+import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import type { ErrorPart } from '../upstream-errors';
 import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';

@@ -1,0 +1,63 @@
+/**
+ * What a turn takes and gives: its input (the loaded history, the answers, the new messages), what
+ * it runs on (the model, the tools, the rules, the bounds), and how it ended.
+ */
+import type { HistoryMessage, SystemMessage, UserMessage } from '../api/content';
+import type { ClientTool } from '../api/turn-request';
+import type { ModelHandle } from '../providers/types';
+import type { PermissionRule } from '../tools/permission-rules';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolContext } from '../tools/types';
+import type { Summary } from './context/compaction';
+import type { ContextSettings } from './context/context-window';
+import type { Emit, ModelCallUsage, PendingToolCall, StopReason, ToolAnswer, TurnError } from './events';
+import type { RetryPolicy } from './retry-policy';
+import type { Usage } from './usage';
+
+/** An answer the request brought, matched by the session to the pending call it answers. */
+export type ResolvedAnswer = { call: PendingToolCall; answer: ToolAnswer };
+
+export type TurnInput = {
+  turnId: string;
+  /** The stored history before this turn after the latest summary, in order. */
+  history: HistoryMessage[];
+  /** The latest compaction's summary of what came before `history`, and the session's calibration. */
+  context: { summary?: Summary; calibration: number };
+  /** Answers to every pending call, in the order of the calls. */
+  answers: ResolvedAnswer[];
+  newMessages: (UserMessage | SystemMessage)[];
+  clientTools: ClientTool[];
+};
+
+export type TurnDeps = {
+  model: ModelHandle;
+  tools: ToolRegistry;
+  toolContext: Omit<ToolContext, 'signal'>;
+  emit: Emit;
+  signal: AbortSignal;
+  systemPrompt: string;
+  maxIterations: number;
+  toolTimeoutMs: number;
+  /** Server tool calls that run at once (default: all of a batch). */
+  toolConcurrency?: number;
+  retry: RetryPolicy;
+  context: ContextSettings;
+  /** Whether the session used a tool call id in messages this turn did not load. */
+  isToolCallIdUsed?: (id: string) => boolean;
+  newId: (prefix: string) => string;
+  now: () => number;
+  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
+  sampling?: { temperature?: number };
+  /** The session's lasting permission rules, applied to every call of a server tool. */
+  rules?: PermissionRule[];
+  /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
+  tokenBudget?: number;
+};
+
+export type TurnOutcome = {
+  stopReason: StopReason;
+  usage: Usage;
+  modelCalls: ModelCallUsage[];
+  error?: TurnError;
+  maxIterationsReached?: true;
+};

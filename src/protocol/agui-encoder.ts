@@ -10,11 +10,10 @@
  * - `RUN_ERROR` for a failed turn.
  * Usage is per model, in AG-UI's own accounting (which is ours). Pure: ids derive from the events.
  */
-import type { AgentEvent, ModelCallUsage, PendingToolCall } from '../agent/events';
+import type { ModelCallUsage, PendingToolCall } from '../agent/events';
 import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import type { ToolResultContent } from '../api/content';
-import { assertNever } from '../lib/assert-never';
-import type { WireEncoder } from './encoder';
+import { nothing, tableEncoder, type WireEncoder } from './encoder';
 import type { AguiContentPart, AguiEvent, AguiInterrupt, AguiTokenUsage } from './agui-events';
 
 /** The JSON Schema of an answer to a permission interrupt, so a front-end can build its form. */
@@ -29,80 +28,65 @@ export const aguiMessageId = (callId: string) => `assistant-${callId}`;
 export function createAguiEncoder(run: { threadId: string; runId: string }): WireEncoder<AguiEvent> {
   const messageOfBlock = new Map<string, string>();
   let pending: PendingToolCall[] = [];
-  return {
-    encode(event: AgentEvent): AguiEvent[] {
-      switch (event.type) {
-        case 'turn-start':
-          return [{ type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId }];
-        case 'text-start': {
-          const messageId = aguiMessageId(event.callId);
-          messageOfBlock.set(event.blockId, messageId);
-          return [{ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }];
-        }
-        case 'text-delta':
-          return [{ type: 'TEXT_MESSAGE_CONTENT', messageId: messageOfBlock.get(event.blockId) ?? '', delta: event.delta }];
-        case 'text-end':
-          return [{ type: 'TEXT_MESSAGE_END', messageId: messageOfBlock.get(event.blockId) ?? '' }];
-        case 'thinking-start': {
-          const messageId = `reasoning-${event.blockId}`;
-          return [
-            { type: 'REASONING_START', messageId },
-            { type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' },
-          ];
-        }
-        case 'thinking-delta':
-          return [{ type: 'REASONING_MESSAGE_CONTENT', messageId: `reasoning-${event.blockId}`, delta: event.delta }];
-        case 'thinking-end': {
-          const messageId = `reasoning-${event.blockId}`;
-          return [
-            { type: 'REASONING_MESSAGE_END', messageId },
-            { type: 'REASONING_END', messageId },
-          ];
-        }
-        case 'tool-input-start':
-          return [{ type: 'TOOL_CALL_START', toolCallId: event.toolCallId, toolCallName: event.name, parentMessageId: aguiMessageId(event.callId) }];
-        case 'tool-input-delta':
-          return [{ type: 'TOOL_CALL_ARGS', toolCallId: event.toolCallId, delta: event.delta }];
-        case 'tool-input-end':
-          return [{ type: 'TOOL_CALL_END', toolCallId: event.toolCallId }];
-        case 'tool-execution-end':
-          return [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${event.toolCallId}`, toolCallId: event.toolCallId, content: aguiContent(event.content), role: 'tool' }];
-        case 'tool-progress':
-          return [{ type: 'CUSTOM', name: 'task_progress', value: { toolCallId: event.toolCallId, toolName: event.name, progress: event.progress, detail: event.detail } }];
-        case 'turn-suspend':
-          pending = event.pending;
-          return [];
-        case 'turn-stop': {
-          if (event.stopReason === 'error' && event.error?.code !== 'cancelled') {
-            return [{ type: 'RUN_ERROR', message: event.error?.message ?? 'The turn failed.', code: event.error?.code ?? 'error' }];
-          }
-          const finished = { type: 'RUN_FINISHED' as const, threadId: run.threadId, runId: run.runId, result: { turnId: event.turnId, stopReason: event.stopReason }, usage: usageByModel(event.modelCalls) };
-          if (event.stopReason === 'error') return [{ ...finished, outcome: { type: 'cancelled' } }];
-          const asking = pending.filter((call) => call.awaiting === 'permission');
-          if (asking.length > 0) return [{ ...finished, outcome: { type: 'interrupt', interrupts: asking.map(interruptOf) } }];
-          const clientCalls = pending.map((call) => call.toolCallId);
-          return [{ ...finished, outcome: clientCalls.length > 0 ? { type: 'success', pendingToolCallIds: clientCalls } : { type: 'success' } }];
-        }
-        case 'input-message':
-        case 'tool-answer':
-        case 'step-start':
-        case 'step-end':
-        case 'model-call-start':
-        case 'model-call-retry':
-        case 'model-call-end':
-        case 'context-compacted':
-        case 'assistant-message':
-        case 'tool-call':
-        case 'tool-execution-start':
-        case 'iteration-limit':
-        case 'subagent-event':
-        case 'subagent-exposed':
-          return [];
-        default:
-          return assertNever(event);
-      }
+  return tableEncoder<AguiEvent>({
+    'turn-start': () => [{ type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId }],
+    'text-start': (event) => {
+      const messageId = aguiMessageId(event.callId);
+      messageOfBlock.set(event.blockId, messageId);
+      return [{ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }];
     },
-  };
+    'text-delta': (event) => [{ type: 'TEXT_MESSAGE_CONTENT', messageId: messageOfBlock.get(event.blockId) ?? '', delta: event.delta }],
+    'text-end': (event) => [{ type: 'TEXT_MESSAGE_END', messageId: messageOfBlock.get(event.blockId) ?? '' }],
+    'thinking-start': (event) => {
+      const messageId = `reasoning-${event.blockId}`;
+      return [
+        { type: 'REASONING_START', messageId },
+        { type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' },
+      ];
+    },
+    'thinking-delta': (event) => [{ type: 'REASONING_MESSAGE_CONTENT', messageId: `reasoning-${event.blockId}`, delta: event.delta }],
+    'thinking-end': (event) => {
+      const messageId = `reasoning-${event.blockId}`;
+      return [
+        { type: 'REASONING_MESSAGE_END', messageId },
+        { type: 'REASONING_END', messageId },
+      ];
+    },
+    'tool-input-start': (event) => [{ type: 'TOOL_CALL_START', toolCallId: event.toolCallId, toolCallName: event.name, parentMessageId: aguiMessageId(event.callId) }],
+    'tool-input-delta': (event) => [{ type: 'TOOL_CALL_ARGS', toolCallId: event.toolCallId, delta: event.delta }],
+    'tool-input-end': (event) => [{ type: 'TOOL_CALL_END', toolCallId: event.toolCallId }],
+    'tool-execution-end': (event) => [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${event.toolCallId}`, toolCallId: event.toolCallId, content: aguiContent(event.content), role: 'tool' }],
+    'tool-progress': (event) => [{ type: 'CUSTOM', name: 'task_progress', value: { toolCallId: event.toolCallId, toolName: event.name, progress: event.progress, detail: event.detail } }],
+    'turn-suspend': (event) => {
+      pending = event.pending;
+      return [];
+    },
+    'turn-stop': (event) => {
+      if (event.stopReason === 'error' && event.error?.code !== 'cancelled') {
+        return [{ type: 'RUN_ERROR', message: event.error?.message ?? 'The turn failed.', code: event.error?.code ?? 'error' }];
+      }
+      const finished = { type: 'RUN_FINISHED' as const, threadId: run.threadId, runId: run.runId, result: { turnId: event.turnId, stopReason: event.stopReason }, usage: usageByModel(event.modelCalls) };
+      if (event.stopReason === 'error') return [{ ...finished, outcome: { type: 'cancelled' } }];
+      const asking = pending.filter((call) => call.awaiting === 'permission');
+      if (asking.length > 0) return [{ ...finished, outcome: { type: 'interrupt', interrupts: asking.map(interruptOf) } }];
+      const clientCalls = pending.map((call) => call.toolCallId);
+      return [{ ...finished, outcome: clientCalls.length > 0 ? { type: 'success', pendingToolCallIds: clientCalls } : { type: 'success' } }];
+    },
+    'input-message': nothing,
+    'tool-answer': nothing,
+    'step-start': nothing,
+    'step-end': nothing,
+    'model-call-start': nothing,
+    'model-call-retry': nothing,
+    'model-call-end': nothing,
+    'context-compacted': nothing,
+    'assistant-message': nothing,
+    'tool-call': nothing,
+    'tool-execution-start': nothing,
+    'iteration-limit': nothing,
+    'subagent-event': nothing,
+    'subagent-exposed': nothing,
+  });
 }
 
 function interruptOf(call: PendingToolCall): AguiInterrupt {

@@ -8,6 +8,21 @@ export interface WireEncoder<Item> {
   encode(event: AgentEvent): Item[];
 }
 
+/**
+ * A wire format as a table: for each internal event type, the small handler that gives that event's
+ * items. Exhaustive by type: a table that misses one does not compile, so a new event type is a
+ * decision every format makes.
+ */
+export type EncoderTable<Item> = { [Type in AgentEvent['type']]: (event: Extract<AgentEvent, { type: Type }>) => Item[] };
+
+/** The encoder a table makes. */
+export function tableEncoder<Item>(table: EncoderTable<Item>): WireEncoder<Item> {
+  return { encode: (event) => (table[event.type] as (event: AgentEvent) => Item[])(event) };
+}
+
+/** The handler of an event a format does not show. */
+export const nothing = (): never[] => [];
+
 /** An SSE event before framing: its `event:` name and the JSON of its `data:`. */
 export type SseItem = { event: string; data: unknown };
 

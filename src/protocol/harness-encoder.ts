@@ -9,299 +9,259 @@
  * Pure, given its clock: event ids are the turn's id and a counter (32 hex, unique per run), so the
  * same events give the same ids.
  */
-import type { AgentEvent, PendingToolCall, ToolAnswer } from '../agent/events';
-import { addUsage, emptyUsage, type Usage } from '../agent/usage';
+import type { AgentEvent, PendingToolCall } from '../agent/events';
 import type { AssistantMessage, ToolResultContent } from '../api/content';
-import { assertNever } from '../lib/assert-never';
-import type { WireEncoder } from './encoder';
-import type { ConfirmResult, GenerateReason, HarnessContentBlock, HarnessEvent, HarnessUsage, ToolResultBlock, ToolUseBlock } from './harness-events';
+import { nothing, tableEncoder, type EncoderTable, type WireEncoder } from './encoder';
+import { confirmOf, contentOf, dataBlock, externalOf, harnessUsage, microseconds, msgTimestamp, sumCalls, toolUse, uuidOf } from './harness-convert';
+import type { ConfirmResult, GenerateReason, HarnessContentBlock, HarnessEvent, ToolResultBlock, ToolUseBlock } from './harness-events';
 
 /** Base64 characters per DATA_BLOCK_DELTA (a multiple of 4, so each slice decodes on its own). */
 const DATA_SLICE = 16_384;
 
 type Body<Type extends HarnessEvent['type']> = Omit<Extract<HarnessEvent, { type: Type }>, 'type' | 'id' | 'createdAt'>;
+type Handlers<Types extends keyof EncoderTable<HarnessEvent>> = Pick<EncoderTable<HarnessEvent>, Types>;
+type StreamTypes = 'model-call-start' | 'model-call-end' | 'model-call-retry' | 'thinking-start' | 'thinking-delta' | 'thinking-end' | 'text-start' | 'text-delta' | 'text-end' | 'tool-input-start' | 'tool-input-delta' | 'tool-input-end';
+type ToolTypes = 'tool-answer' | 'tool-execution-start' | 'tool-execution-end' | 'tool-progress' | 'tool-call' | 'step-start' | 'step-end' | 'subagent-event' | 'subagent-exposed';
 
 /** `source`: set on every event (a sub-agent's, forwarded: `main/<agentId>`). */
 export type HarnessRun = { sessionId: string; agentName?: string; source?: string; now: () => number };
 
 export function createHarnessEncoder(run: HarnessRun): WireEncoder<HarnessEvent> {
-  let replyId = '';
-  let idPrefix = '0'.repeat(24);
-  let counter = 0;
+  const state = new HarnessEncoding(run);
+  return tableEncoder<HarnessEvent>({ ...streamHandlers(state), ...toolHandlers(state), ...runHandlers(state) });
+}
+
+/** What the encoder keeps between events: the run's ids, the answers it echoes, the step's calls. */
+class HarnessEncoding {
+  replyId = '';
+  idPrefix = '0'.repeat(24);
+  counter = 0;
   /** Answers the request brought, echoed together once the last of them is known. */
-  let answering = true;
-  const confirms: ConfirmResult[] = [];
-  const externals: ToolResultBlock[] = [];
-  const held: HarnessEvent[] = [];
-  const executing = new Set<string>();
-  const names = new Map<string, string>();
-  let pending: PendingToolCall[] = [];
+  answering = true;
+  readonly confirms: ConfirmResult[] = [];
+  readonly externals: ToolResultBlock[] = [];
+  readonly held: HarnessEvent[] = [];
+  readonly executing = new Set<string>();
+  readonly names = new Map<string, string>();
+  pending: PendingToolCall[] = [];
   /** The current step's calls, and those a permission rule denied. */
-  let stepCalls: ToolUseBlock[] = [];
-  const stepDenied = new Set<string>();
-  let lastMessage: AssistantMessage | undefined;
+  stepCalls: ToolUseBlock[] = [];
+  readonly stepDenied = new Set<string>();
+  lastMessage: AssistantMessage | undefined;
   /** Images the run's tools made: pushed to the user as data blocks with the final answer. */
-  const images: Extract<HarnessContentBlock, { type: 'data' }>[] = [];
-  let callSeconds = 0;
-
-  const make = <Type extends HarnessEvent['type']>(type: Type, body: Body<Type>): HarnessEvent =>
-    ({
-      type,
-      id: `${idPrefix}${(counter++).toString(16).padStart(8, '0')}`,
-      createdAt: microseconds(run.now()),
-      ...(run.source ? { source: run.source } : {}),
-      ...body,
-    }) as unknown as HarnessEvent;
+  readonly images: Extract<HarnessContentBlock, { type: 'data' }>[] = [];
+  callSeconds = 0;
   /** Each sub-agent's events, told by an encoder of their own with their source. */
-  const subagents = new Map<string, WireEncoder<HarnessEvent>>();
+  readonly subagents = new Map<string, WireEncoder<HarnessEvent>>();
 
-  const toolResult = (toolCallId: string, name: string, content: ToolResultContent, state: ToolResultBlock['state']): HarnessEvent[] => {
-    const events: HarnessEvent[] = executing.delete(toolCallId) ? [] : [make('TOOL_RESULT_START', { replyId, toolCallId, toolCallName: name })];
+  constructor(readonly run: HarnessRun) {}
+
+  make<Type extends HarnessEvent['type']>(type: Type, body: Body<Type>): HarnessEvent {
+    return {
+      type,
+      id: `${this.idPrefix}${(this.counter++).toString(16).padStart(8, '0')}`,
+      createdAt: microseconds(this.run.now()),
+      ...(this.run.source ? { source: this.run.source } : {}),
+      ...body,
+    } as unknown as HarnessEvent;
+  }
+
+  toolResult(toolCallId: string, name: string, content: ToolResultContent, state: ToolResultBlock['state']): HarnessEvent[] {
+    const replyId = this.replyId;
+    const events: HarnessEvent[] = this.executing.delete(toolCallId) ? [] : [this.make('TOOL_RESULT_START', { replyId, toolCallId, toolCallName: name })];
     const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
     blocks.forEach((block, index) => {
-      if (block.type === 'text') events.push(make('TOOL_RESULT_TEXT_DELTA', { replyId, toolCallId, toolCallName: name, delta: block.text }));
-      else events.push(make('TOOL_RESULT_DATA_DELTA', { replyId, toolCallId, toolCallName: name, data: dataBlock(block, `${toolCallId}-${index}`) }));
+      if (block.type === 'text') events.push(this.make('TOOL_RESULT_TEXT_DELTA', { replyId, toolCallId, toolCallName: name, delta: block.text }));
+      else events.push(this.make('TOOL_RESULT_DATA_DELTA', { replyId, toolCallId, toolCallName: name, data: dataBlock(block, `${toolCallId}-${index}`) }));
     });
-    events.push(make('TOOL_RESULT_END', { replyId, toolCallId, toolCallName: name, state }));
+    events.push(this.make('TOOL_RESULT_END', { replyId, toolCallId, toolCallName: name, state }));
     return events;
-  };
+  }
 
   /** The echo of the answers, then what was held while they came (the denials' results). */
-  const endAnswers = (): HarnessEvent[] => {
-    if (!answering) return [];
-    answering = false;
+  endAnswers(): HarnessEvent[] {
+    if (!this.answering) return [];
+    this.answering = false;
+    const { confirms, externals, replyId } = this;
     const events: HarnessEvent[] = [];
-    if (confirms.length > 0) events.push(make('USER_CONFIRM_RESULT', { replyId, confirmResults: confirms }));
-    if (externals.length > 0) events.push(make('EXTERNAL_EXECUTION_RESULT', { replyId, toolResults: externals }));
+    if (confirms.length > 0) events.push(this.make('USER_CONFIRM_RESULT', { replyId, confirmResults: confirms }));
+    if (externals.length > 0) events.push(this.make('EXTERNAL_EXECUTION_RESULT', { replyId, toolResults: externals }));
     if (confirms.length > 0 && confirms.every((confirm) => !confirm.confirmed)) {
-      events.push(make('ALL_TOOLS_DENIED', { deniedToolCalls: confirms.map((confirm) => confirm.toolCall) }));
+      events.push(this.make('ALL_TOOLS_DENIED', { deniedToolCalls: confirms.map((confirm) => confirm.toolCall) }));
     }
-    return [...events, ...held.splice(0)];
-  };
+    return [...events, ...this.held.splice(0)];
+  }
 
-  const encode = (event: AgentEvent): HarnessEvent[] => {
-    switch (event.type) {
-      case 'turn-start':
-        replyId = event.turnId;
-        idPrefix = (event.turnId.replace(/^turn_/, '') + '0'.repeat(24)).slice(0, 24);
-        return [make('AGENT_START', { sessionId: run.sessionId, replyId, name: run.agentName ?? 'assistant', role: 'assistant' })];
-      case 'tool-answer':
-        names.set(event.toolCallId, event.name);
-        if (event.answer.kind === 'permission') confirms.push(confirmOf(event.toolCallId, event.name, event.input, event.answer));
-        else externals.push(externalOf(event.toolCallId, event.name, event.answer));
-        return [];
-      case 'tool-execution-end': {
-        if (event.state === 'denied') stepDenied.add(event.toolCallId);
-        if (typeof event.content !== 'string') {
-          event.content.forEach((block, index) => {
-            if (block.type === 'image' && 'data' in block) images.push(dataBlock(block, `${event.toolCallId}-${index}`) as Extract<HarnessContentBlock, { type: 'data' }>);
-          });
+  /** The images the tools made, to the user directly (seed 001's DATA_BLOCK_*), in base64 slices. */
+  imageBlocks(): HarnessEvent[] {
+    const replyId = this.replyId;
+    return this.images.flatMap((image, index) => {
+      const blockId = `data-${index + 1}`;
+      const events = [this.make('DATA_BLOCK_START', { replyId, blockId })];
+      if (image.source.type === 'base64') {
+        for (let at = 0; at < image.source.data.length; at += DATA_SLICE) {
+          events.push(this.make('DATA_BLOCK_DELTA', { replyId, blockId, delta: image.source.data.slice(at, at + DATA_SLICE) }));
         }
-        const events = toolResult(event.toolCallId, event.name, event.content, event.state);
-        if (answering && event.state === 'denied') {
-          held.push(...events);
-          return [];
-        }
-        return [...endAnswers(), ...events];
       }
-      case 'tool-execution-start':
-        executing.add(event.toolCallId);
-        return [...endAnswers(), make('TOOL_RESULT_START', { replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
-      case 'model-call-start':
-        return [...endAnswers(), make('MODEL_CALL_START', { replyId })];
-      case 'tool-progress':
-        return [
-          make('CUSTOM', {
-            name: 'task_progress',
-            value: { taskId: event.toolCallId, toolCallName: event.name, progress: event.progress, status: 'RUNNING', detail: event.detail },
-          }),
-        ];
-      case 'model-call-end':
-        callSeconds += event.durationMs / 1000;
-        return [make('MODEL_CALL_END', { replyId, usage: harnessUsage(event.usage, event.durationMs / 1000) })];
-      case 'thinking-start':
-        return [make('THINKING_BLOCK_START', { replyId, blockId: event.blockId })];
-      case 'thinking-delta':
-        return [make('THINKING_BLOCK_DELTA', { replyId, blockId: event.blockId, delta: event.delta })];
-      case 'thinking-end':
-        return [make('THINKING_BLOCK_END', { replyId, blockId: event.blockId })];
-      case 'text-start':
-        return [make('TEXT_BLOCK_START', { replyId, blockId: event.blockId })];
-      case 'text-delta':
-        return [make('TEXT_BLOCK_DELTA', { replyId, blockId: event.blockId, delta: event.delta })];
-      case 'text-end':
-        return [make('TEXT_BLOCK_END', { replyId, blockId: event.blockId })];
-      case 'tool-input-start':
-        names.set(event.toolCallId, event.name);
-        return [make('TOOL_CALL_START', { replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
-      case 'tool-input-delta':
-        return [make('TOOL_CALL_DELTA', { replyId, toolCallId: event.toolCallId, toolCallName: names.get(event.toolCallId) ?? '', delta: event.delta })];
-      case 'tool-input-end':
-        return [make('TOOL_CALL_END', { replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
-      case 'assistant-message':
-        lastMessage = event.message;
-        return [];
-      case 'iteration-limit':
-        return [...endAnswers(), make('EXCEED_MAX_ITERS', { replyId, maxIters: event.maxIterations, currentIter: event.maxIterations })];
-      case 'context-compacted':
-        // An out-of-band note: the oldest history was summarised to make room.
-        return [
-          ...endAnswers(),
-          make('HINT_BLOCK', {
-            replyId,
-            blockId: `hint-${counter}`,
-            hintSource: 'system',
-            hint: `${event.messagesSummarized} earlier messages were summarised to fit the model's context window.`,
-          }),
-        ];
-      case 'turn-suspend': {
-        pending = event.pending;
-        const asking = pending.filter((call) => call.awaiting === 'permission');
-        const external = pending.filter((call) => call.awaiting === 'client');
-        const events: HarnessEvent[] = [];
-        if (asking.length > 0) events.push(make('REQUIRE_USER_CONFIRM', { replyId, toolCalls: asking.map((call) => toolUse(call, 'asking')) }));
-        if (external.length > 0) events.push(make('REQUIRE_EXTERNAL_EXECUTION', { replyId, toolCalls: external.map((call) => toolUse(call, 'pending')) }));
-        events.push(
-          asking.length > 0
-            ? make('REQUEST_STOP', { reason: `${asking.length} tool call(s) need the user's confirmation.`, generateReason: 'PERMISSION_ASKING' })
-            : make('REQUEST_STOP', { reason: `${external.length} tool call(s) are to be run by the client.`, generateReason: 'TOOL_SUSPENDED' }),
-        );
-        return events;
-      }
-      case 'turn-stop': {
-        const events = endAnswers();
-        let reason: GenerateReason = 'MODEL_STOP';
-        if (event.stopReason === 'tool_use') reason = pending.some((call) => call.awaiting === 'permission') ? 'PERMISSION_ASKING' : 'TOOL_SUSPENDED';
-        else if (event.stopReason === 'error') {
-          reason = 'INTERRUPTED';
-          events.push(make('REQUEST_STOP', { reason: event.error?.message ?? 'The run failed.', generateReason: 'INTERRUPTED' }));
-        } else if (event.error?.code === 'budget_spent') {
-          // A spent TURN_TOKEN_BUDGET: the run pauses; a next request with the same sessionId goes on.
-          reason = 'MIDDLEWARE_STOP_REQUESTED';
-          events.push(make('REQUEST_STOP', { reason: event.error.message, generateReason: 'MIDDLEWARE_STOP_REQUESTED' }));
-        } else if (event.maxIterationsReached) reason = 'MAX_ITERATIONS';
-        // The images the tools made, to the user directly (seed 001's DATA_BLOCK_*), in base64 slices.
-        images.forEach((image, index) => {
-          const blockId = `data-${index + 1}`;
-          events.push(make('DATA_BLOCK_START', { replyId, blockId }));
-          if (image.source.type === 'base64') {
-            for (let at = 0; at < image.source.data.length; at += DATA_SLICE) {
-              events.push(make('DATA_BLOCK_DELTA', { replyId, blockId, delta: image.source.data.slice(at, at + DATA_SLICE) }));
-            }
-          }
-          events.push(make('DATA_BLOCK_END', { replyId, blockId }));
+      events.push(this.make('DATA_BLOCK_END', { replyId, blockId }));
+      return events;
+    });
+  }
+
+  /** How the run ended, in seed 001's words, and the `REQUEST_STOP` that says so where one is due. */
+  stopReason(event: Extract<AgentEvent, { type: 'turn-stop' }>): { reason: GenerateReason; stop?: HarnessEvent } {
+    if (event.stopReason === 'tool_use') return { reason: this.pending.some((call) => call.awaiting === 'permission') ? 'PERMISSION_ASKING' : 'TOOL_SUSPENDED' };
+    if (event.stopReason === 'error') {
+      return { reason: 'INTERRUPTED', stop: this.make('REQUEST_STOP', { reason: event.error?.message ?? 'The run failed.', generateReason: 'INTERRUPTED' }) };
+    }
+    if (event.error?.code === 'budget_spent') {
+      // A spent TURN_TOKEN_BUDGET: the run pauses; a next request with the same sessionId goes on.
+      return { reason: 'MIDDLEWARE_STOP_REQUESTED', stop: this.make('REQUEST_STOP', { reason: event.error.message, generateReason: 'MIDDLEWARE_STOP_REQUESTED' }) };
+    }
+    return { reason: event.maxIterationsReached ? 'MAX_ITERATIONS' : 'MODEL_STOP' };
+  }
+}
+
+/** Each model call and its blocks as they stream. */
+function streamHandlers(s: HarnessEncoding): Handlers<StreamTypes> {
+  return {
+    'model-call-start': () => [...s.endAnswers(), s.make('MODEL_CALL_START', { replyId: s.replyId })],
+    'model-call-end': (event) => {
+      s.callSeconds += event.durationMs / 1000;
+      return [s.make('MODEL_CALL_END', { replyId: s.replyId, usage: harnessUsage(event.usage, event.durationMs / 1000) })];
+    },
+    'model-call-retry': nothing,
+    'thinking-start': (event) => [s.make('THINKING_BLOCK_START', { replyId: s.replyId, blockId: event.blockId })],
+    'thinking-delta': (event) => [s.make('THINKING_BLOCK_DELTA', { replyId: s.replyId, blockId: event.blockId, delta: event.delta })],
+    'thinking-end': (event) => [s.make('THINKING_BLOCK_END', { replyId: s.replyId, blockId: event.blockId })],
+    'text-start': (event) => [s.make('TEXT_BLOCK_START', { replyId: s.replyId, blockId: event.blockId })],
+    'text-delta': (event) => [s.make('TEXT_BLOCK_DELTA', { replyId: s.replyId, blockId: event.blockId, delta: event.delta })],
+    'text-end': (event) => [s.make('TEXT_BLOCK_END', { replyId: s.replyId, blockId: event.blockId })],
+    'tool-input-start': (event) => {
+      s.names.set(event.toolCallId, event.name);
+      return [s.make('TOOL_CALL_START', { replyId: s.replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
+    },
+    'tool-input-delta': (event) => [
+      s.make('TOOL_CALL_DELTA', { replyId: s.replyId, toolCallId: event.toolCallId, toolCallName: s.names.get(event.toolCallId) ?? '', delta: event.delta }),
+    ],
+    'tool-input-end': (event) => [s.make('TOOL_CALL_END', { replyId: s.replyId, toolCallId: event.toolCallId, toolCallName: event.name })],
+  };
+}
+
+/** The answers a request brought, the tools that ran, each step's calls, and sub-agents. */
+function toolHandlers(s: HarnessEncoding): Handlers<ToolTypes> {
+  return {
+    'tool-answer': (event) => {
+      s.names.set(event.toolCallId, event.name);
+      if (event.answer.kind === 'permission') s.confirms.push(confirmOf(event.toolCallId, event.name, event.input, event.answer));
+      else s.externals.push(externalOf(event.toolCallId, event.name, event.answer));
+      return [];
+    },
+    'tool-execution-start': (event) => {
+      s.executing.add(event.toolCallId);
+      return [...s.endAnswers(), s.make('TOOL_RESULT_START', { replyId: s.replyId, toolCallId: event.toolCallId, toolCallName: event.name })];
+    },
+    'tool-execution-end': (event) => {
+      if (event.state === 'denied') s.stepDenied.add(event.toolCallId);
+      if (typeof event.content !== 'string') {
+        event.content.forEach((block, index) => {
+          if (block.type === 'image' && 'data' in block) s.images.push(dataBlock(block, `${event.toolCallId}-${index}`) as Extract<HarnessContentBlock, { type: 'data' }>);
         });
-        const at = run.now();
-        const metadata: Record<string, unknown> = { agentscope_generate_reason: reason, stop_reason: event.stopReason };
-        if (event.error) metadata.error = event.error;
-        events.push(
-          make('AGENT_RESULT', {
-            result: {
-              id: uuidOf(idPrefix),
-              name: run.agentName ?? 'assistant',
-              role: 'ASSISTANT',
-              content: [...(lastMessage ? contentOf(lastMessage) : []), ...images],
-              metadata: metadata as { agentscope_generate_reason: GenerateReason },
-              timestamp: msgTimestamp(at),
-              usage: harnessUsage(sumCalls(event.modelCalls), callSeconds),
-            },
-          }),
-          make('AGENT_END', { replyId }),
-        );
-        return events;
       }
-      case 'input-message':
-      case 'step-start':
-        return endAnswers();
-      case 'tool-call':
-        stepCalls.push({ id: event.toolCallId, name: event.name, input: event.input, content: null, metadata: {}, state: 'finished' });
+      const events = s.toolResult(event.toolCallId, event.name, event.content, event.state);
+      if (s.answering && event.state === 'denied') {
+        s.held.push(...events);
         return [];
-      case 'step-end': {
-        // Every call of the step's batch refused by the session's rules.
-        const denied = stepCalls.length > 0 && stepCalls.every((call) => stepDenied.has(call.id));
-        const events = denied ? [make('ALL_TOOLS_DENIED', { deniedToolCalls: stepCalls })] : [];
-        stepCalls = [];
-        stepDenied.clear();
-        return events;
       }
-      case 'model-call-retry':
-        return [];
-      case 'subagent-event': {
-        let encoder = subagents.get(event.sessionId);
-        if (!encoder) {
-          encoder = createHarnessEncoder({ sessionId: event.sessionId, agentName: event.source.split('/').pop() ?? 'subagent', source: event.source, now: run.now });
-          subagents.set(event.sessionId, encoder);
-        }
-        return encoder.encode(event.event);
+      return [...s.endAnswers(), ...events];
+    },
+    'tool-progress': (event) => [
+      s.make('CUSTOM', {
+        name: 'task_progress',
+        value: { taskId: event.toolCallId, toolCallName: event.name, progress: event.progress, status: 'RUNNING', detail: event.detail },
+      }),
+    ],
+    'tool-call': (event) => {
+      s.stepCalls.push({ id: event.toolCallId, name: event.name, input: event.input, content: null, metadata: {}, state: 'finished' });
+      return [];
+    },
+    'step-start': () => s.endAnswers(),
+    'step-end': () => {
+      // Every call of the step's batch refused by the session's rules.
+      const denied = s.stepCalls.length > 0 && s.stepCalls.every((call) => s.stepDenied.has(call.id));
+      const events = denied ? [s.make('ALL_TOOLS_DENIED', { deniedToolCalls: s.stepCalls })] : [];
+      s.stepCalls = [];
+      s.stepDenied.clear();
+      return events;
+    },
+    'subagent-event': (event) => {
+      let encoder = s.subagents.get(event.sessionId);
+      if (!encoder) {
+        encoder = createHarnessEncoder({ sessionId: event.sessionId, agentName: event.source.split('/').pop() ?? 'subagent', source: event.source, now: s.run.now });
+        s.subagents.set(event.sessionId, encoder);
       }
-      case 'subagent-exposed':
-        return [make('SUBAGENT_EXPOSED', { subagentId: event.subagentId, agentId: event.agentId, sessionId: event.sessionId, label: event.label })];
-      default:
-        return assertNever(event);
-    }
+      return encoder.encode(event.event);
+    },
+    'subagent-exposed': (event) => [s.make('SUBAGENT_EXPOSED', { subagentId: event.subagentId, agentId: event.agentId, sessionId: event.sessionId, label: event.label })],
   };
-  return { encode };
 }
 
-function confirmOf(id: string, name: string, input: Record<string, unknown>, answer: Extract<ToolAnswer, { kind: 'permission' }>): ConfirmResult {
-  return { confirmed: answer.granted, toolCall: { id, name, input, content: null, metadata: {}, state: 'asking' }, rules: answer.rules ?? null };
-}
-
-function externalOf(id: string, name: string, answer: Extract<ToolAnswer, { kind: 'result' }>): ToolResultBlock {
-  const blocks = typeof answer.content === 'string' ? [{ type: 'text' as const, text: answer.content }] : answer.content;
+/** The run's start, its messages, notes, its suspension and its end. */
+function runHandlers(s: HarnessEncoding): Handlers<Exclude<keyof EncoderTable<HarnessEvent>, StreamTypes | ToolTypes>> {
   return {
-    id,
-    name,
-    output: blocks.map((block, index) => (block.type === 'text' ? { type: 'text', text: block.text } : dataBlock(block, `${id}-${index}`))),
-    metadata: {},
-    state: answer.isError ? 'error' : 'success',
+    'turn-start': (event) => {
+      s.replyId = event.turnId;
+      s.idPrefix = (event.turnId.replace(/^turn_/, '') + '0'.repeat(24)).slice(0, 24);
+      return [s.make('AGENT_START', { sessionId: s.run.sessionId, replyId: s.replyId, name: s.run.agentName ?? 'assistant', role: 'assistant' })];
+    },
+    'input-message': () => s.endAnswers(),
+    'assistant-message': (event) => {
+      s.lastMessage = event.message;
+      return [];
+    },
+    'iteration-limit': (event) => [...s.endAnswers(), s.make('EXCEED_MAX_ITERS', { replyId: s.replyId, maxIters: event.maxIterations, currentIter: event.maxIterations })],
+    // An out-of-band note: the oldest history was summarised to make room.
+    'context-compacted': (event) => [
+      ...s.endAnswers(),
+      s.make('HINT_BLOCK', {
+        replyId: s.replyId,
+        blockId: `hint-${s.counter}`,
+        hintSource: 'system',
+        hint: `${event.messagesSummarized} earlier messages were summarised to fit the model's context window.`,
+      }),
+    ],
+    'turn-suspend': (event) => {
+      s.pending = event.pending;
+      const asking = s.pending.filter((call) => call.awaiting === 'permission');
+      const external = s.pending.filter((call) => call.awaiting === 'client');
+      const events: HarnessEvent[] = [];
+      if (asking.length > 0) events.push(s.make('REQUIRE_USER_CONFIRM', { replyId: s.replyId, toolCalls: asking.map((call) => toolUse(call, 'asking')) }));
+      if (external.length > 0) events.push(s.make('REQUIRE_EXTERNAL_EXECUTION', { replyId: s.replyId, toolCalls: external.map((call) => toolUse(call, 'pending')) }));
+      events.push(
+        asking.length > 0
+          ? s.make('REQUEST_STOP', { reason: `${asking.length} tool call(s) need the user's confirmation.`, generateReason: 'PERMISSION_ASKING' })
+          : s.make('REQUEST_STOP', { reason: `${external.length} tool call(s) are to be run by the client.`, generateReason: 'TOOL_SUSPENDED' }),
+      );
+      return events;
+    },
+    'turn-stop': (event) => {
+      const events = s.endAnswers();
+      const { reason, stop } = s.stopReason(event);
+      if (stop) events.push(stop);
+      events.push(...s.imageBlocks());
+      const metadata: Record<string, unknown> = { agentscope_generate_reason: reason, stop_reason: event.stopReason };
+      if (event.error) metadata.error = event.error;
+      const result = {
+        id: uuidOf(s.idPrefix),
+        name: s.run.agentName ?? 'assistant',
+        role: 'ASSISTANT' as const,
+        content: [...(s.lastMessage ? contentOf(s.lastMessage) : []), ...s.images],
+        metadata: metadata as { agentscope_generate_reason: GenerateReason },
+        timestamp: msgTimestamp(s.run.now()),
+        usage: harnessUsage(sumCalls(event.modelCalls), s.callSeconds),
+      };
+      events.push(s.make('AGENT_RESULT', { result }), s.make('AGENT_END', { replyId: s.replyId }));
+      return events;
+    },
   };
-}
-
-function toolUse(call: PendingToolCall, state: ToolUseBlock['state']): ToolUseBlock {
-  return { id: call.toolCallId, name: call.name, input: call.input, content: null, metadata: {}, state };
-}
-
-function dataBlock(block: Exclude<Exclude<ToolResultContent, string>[number], { type: 'text' }>, id: string): HarnessContentBlock {
-  if ('data' in block) return { type: 'data', source: { type: 'base64', media_type: block.mimeType, data: block.data }, id, name: `${id}.${block.mimeType.split('/')[1] ?? 'bin'}` };
-  return { type: 'data', source: { type: 'url', url: block.url, mime_type: 'application/octet-stream' }, id, name: block.url.split('/').pop() || id };
-}
-
-function contentOf(message: AssistantMessage): HarnessContentBlock[] {
-  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
-  return message.content.map((block): HarnessContentBlock => {
-    if (block.type === 'text') return { type: 'text', text: block.text };
-    if (block.type === 'thinking') return { type: 'thinking', thinking: block.thinking };
-    return { type: 'tool_use', id: block.toolCallId, name: block.name, input: block.input };
-  });
-}
-
-function sumCalls(calls: { usage: Usage }[]): Usage {
-  return calls.reduce((total, call) => addUsage(total, call.usage), emptyUsage());
-}
-
-function harnessUsage(usage: Usage, seconds: number): HarnessUsage {
-  return {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    cachedTokens: usage.cachedInputTokens,
-    time: Math.round(seconds * 1000) / 1000,
-    totalTokens: usage.inputTokens + usage.outputTokens,
-  };
-}
-
-/** ISO-8601 UTC with microseconds, as the seed writes it. */
-function microseconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-/** `yyyy-MM-dd HH:mm:ss.SSS` (UTC), the seed's `Msg.timestamp`. */
-function msgTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-}
-
-/** A version-4-shaped UUID from the run's id, for its result message. */
-function uuidOf(hex24: string): string {
-  const hex = `${hex24}${'0'.repeat(8)}`;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

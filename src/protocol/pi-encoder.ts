@@ -16,243 +16,246 @@
  * - A failure with no model message (a full context window, a cancel before the call) is told as pi
  *   tells failures: an assistant message with `stopReason: "error"` (or `"aborted"`) and `errorMessage`.
  */
-import type { AgentEvent, TurnError } from '../agent/events';
+import type { TurnError } from '../agent/events';
 import { emptyUsage } from '../agent/usage';
-import { assertNever } from '../lib/assert-never';
-import type { WireEncoder } from './encoder';
-import {
-  piModelOf,
-  piStopReason,
-  toPiAssistantContent,
-  toPiToolContent,
-  toPiUsage,
-  toPiUserContent,
-} from './pi-convert';
+import { tableEncoder, nothing, type EncoderTable, type WireEncoder } from './encoder';
+import { piModelOf, piStopReason, toPiAssistantContent, toPiToolContent, toPiUsage, toPiUserContent } from './pi-convert';
 import type { PiAgentEvent, PiAssistantMessage, PiAssistantMessageEvent, PiMessage, PiToolResultMessage } from './pi-events';
 
 type OpenMessage = { header: PiAssistantMessage; error?: TurnError };
+type Handlers<Types extends keyof EncoderTable<PiAgentEvent>> = Pick<EncoderTable<PiAgentEvent>, Types>;
+type MessageTypes = 'turn-start' | 'input-message' | 'tool-answer' | 'step-start' | 'model-call-start' | 'text-start' | 'text-delta' | 'text-end' | 'thinking-start' | 'thinking-delta' | 'thinking-end' | 'tool-input-start' | 'tool-input-delta' | 'tool-input-end' | 'model-call-end' | 'assistant-message';
 
 export function createPiEncoder(): WireEncoder<PiAgentEvent> {
-  let model = piModelOf('unknown:unknown');
-  let turnAt = 0;
-  /** Every message the run added, for `agent_end`. */
-  const added: PiMessage[] = [];
-  let turnOpen = false;
-  let inStep = false;
-  /** The model call whose message is streaming. */
-  let open: OpenMessage | undefined;
-  /** The assistant message that ended in the current pi turn. */
-  let turnMessage: PiAssistantMessage | undefined;
-  /** The current step's calls, in call order, and the results they got. */
-  let stepCalls: string[] = [];
-  const stepResults = new Map<string, PiToolResultMessage>();
-  /** Answers to earlier calls, in call order, with the results they got (told before the first step). */
-  let answered: string[] = [];
-  const answers = new Map<string, PiToolResultMessage>();
-  const executing = new Set<string>();
+  const state = new PiEncoding();
+  const table = tableEncoder<PiAgentEvent>({ ...messageHandlers(state), ...toolHandlers(state) });
+  return {
+    encode(event) {
+      // Block events after the first name their block by id; pi names it by its index in the message.
+      if (event.type === 'text-start' || event.type === 'thinking-start' || event.type === 'tool-input-start') {
+        state.indexes.set(event.blockId, event.contentIndex);
+      }
+      return table.encode(event);
+    },
+  };
+}
 
-  const header = (at: number): PiAssistantMessage => ({
-    role: 'assistant',
-    content: [],
-    ...model,
-    usage: toPiUsage(emptyUsage()),
-    stopReason: 'stop',
-    timestamp: at,
-  });
-  const messageEvents = (message: PiMessage): PiAgentEvent[] => {
-    added.push(message);
+/** What the encoder keeps between events: the run's messages, the open model call, the step's calls. */
+class PiEncoding {
+  model = piModelOf('unknown:unknown');
+  turnAt = 0;
+  /** Every message the run added, for `agent_end`. */
+  readonly added: PiMessage[] = [];
+  turnOpen = false;
+  inStep = false;
+  /** The model call whose message is streaming. */
+  open: OpenMessage | undefined;
+  /** The assistant message that ended in the current pi turn. */
+  turnMessage: PiAssistantMessage | undefined;
+  /** The current step's calls, in call order, and the results they got. */
+  stepCalls: string[] = [];
+  readonly stepResults = new Map<string, PiToolResultMessage>();
+  /** Answers to earlier calls, in call order, with the results they got (told before the first step). */
+  answered: string[] = [];
+  readonly answers = new Map<string, PiToolResultMessage>();
+  readonly executing = new Set<string>();
+  readonly indexes = new Map<string, number>();
+
+  indexOf(blockId: string): number {
+    return this.indexes.get(blockId) ?? 0;
+  }
+
+  header(at: number): PiAssistantMessage {
+    return { role: 'assistant', content: [], ...this.model, usage: toPiUsage(emptyUsage()), stopReason: 'stop', timestamp: at };
+  }
+
+  messageEvents(message: PiMessage): PiAgentEvent[] {
+    this.added.push(message);
     return [
       { type: 'message_start', message },
       { type: 'message_end', message },
     ];
-  };
-  const update = (assistantMessageEvent: DistributiveOmit<PiAssistantMessageEvent, 'partial'>): PiAgentEvent[] => {
-    if (!open) return [];
-    const partial = open.header;
+  }
+
+  update(assistantMessageEvent: DistributiveOmit<PiAssistantMessageEvent, 'partial'>): PiAgentEvent[] {
+    if (!this.open) return [];
+    const partial = this.open.header;
     return [{ type: 'message_update', message: partial, assistantMessageEvent: { ...assistantMessageEvent, partial } as PiAssistantMessageEvent }];
-  };
-  const endMessage = (message: PiAssistantMessage): PiAgentEvent[] => {
-    open = undefined;
-    turnMessage = message;
-    added.push(message);
+  }
+
+  endMessage(message: PiAssistantMessage): PiAgentEvent[] {
+    this.open = undefined;
+    this.turnMessage = message;
+    this.added.push(message);
     return [{ type: 'message_end', message }];
-  };
+  }
+
   /** A model call that ended without a message of its own: its failure, as pi tells one. */
-  const endFailed = (failed: OpenMessage, error: TurnError): PiAgentEvent[] =>
-    endMessage({ ...failed.header, stopReason: error.code === 'cancelled' ? 'aborted' : 'error', errorMessage: error.message });
-  const closeTurn = (): PiAgentEvent[] => {
-    if (!turnOpen || !turnMessage) return [];
-    const toolResults = stepCalls.flatMap((id) => {
-      const result = stepResults.get(id);
+  endFailed(failed: OpenMessage, error: TurnError): PiAgentEvent[] {
+    return this.endMessage({ ...failed.header, stopReason: error.code === 'cancelled' ? 'aborted' : 'error', errorMessage: error.message });
+  }
+
+  /** The open call, ended as failed if it never gave its message. */
+  endOpen(): PiAgentEvent[] {
+    return this.open ? this.endFailed(this.open, this.open.error ?? { code: 'error', message: 'The model call failed.' }) : [];
+  }
+
+  closeTurn(): PiAgentEvent[] {
+    if (!this.turnOpen || !this.turnMessage) return [];
+    const toolResults = this.stepCalls.flatMap((id) => {
+      const result = this.stepResults.get(id);
       return result ? [result] : [];
     });
-    const events = toolResults.flatMap(messageEvents);
-    events.push({ type: 'turn_end', message: turnMessage, toolResults });
-    turnOpen = false;
-    turnMessage = undefined;
-    stepCalls = [];
-    stepResults.clear();
+    const events = toolResults.flatMap((message) => this.messageEvents(message));
+    events.push({ type: 'turn_end', message: this.turnMessage, toolResults });
+    this.turnOpen = false;
+    this.turnMessage = undefined;
+    this.stepCalls = [];
+    this.stepResults.clear();
     return events;
-  };
+  }
+
   /** The answers' results as messages, in call order, once every one of them has its result. */
-  const tellAnswers = (): PiAgentEvent[] => {
-    const events = answered.flatMap((id) => {
-      const message = answers.get(id);
-      return message ? messageEvents(message) : [];
+  tellAnswers(): PiAgentEvent[] {
+    const events = this.answered.flatMap((id) => {
+      const message = this.answers.get(id);
+      return message ? this.messageEvents(message) : [];
     });
-    answered = [];
-    answers.clear();
+    this.answered = [];
+    this.answers.clear();
     return events;
-  };
-  const result = (toolCallId: string, toolName: string, content: PiToolResultMessage['content'], isError: boolean, at: number): PiToolResultMessage => ({
-    role: 'toolResult',
-    toolCallId,
-    toolName,
-    content,
-    isError,
-    timestamp: at,
-  });
+  }
+}
 
-  const encode = (event: AgentEvent): PiAgentEvent[] => {
-    switch (event.type) {
-      case 'turn-start':
-        model = piModelOf(event.model);
-        turnAt = event.at;
-        turnOpen = true;
-        return [{ type: 'agent_start' }, { type: 'turn_start' }];
-      case 'input-message': {
-        const events = tellAnswers();
-        // pi has no system messages in a conversation (its system prompt stands apart).
-        if (event.message.role !== 'user') return events;
-        return [...events, ...messageEvents({ role: 'user', content: toPiUserContent(event.message.content), timestamp: turnAt })];
-      }
-      case 'tool-answer':
-        answered.push(event.toolCallId);
-        // A client's result: the client ran the tool, so there is no execution to tell, only its message.
-        if (event.answer.kind === 'result') {
-          answers.set(event.toolCallId, result(event.toolCallId, event.name, toPiToolContent(event.answer.content), event.answer.isError, turnAt));
-        }
-        return [];
-      case 'step-start': {
-        inStep = true;
-        const events = tellAnswers();
-        if (turnOpen) return events;
-        turnOpen = true;
-        return [...events, { type: 'turn_start' }];
-      }
-      case 'model-call-start': {
-        // A call that failed and is made again (a context overflow, compacted) has ended first.
-        const events = open ? endFailed(open, open.error ?? { code: 'error', message: 'The model call failed.' }) : [];
-        open = { header: header(event.at) };
-        events.push({ type: 'message_start', message: open.header });
-        return events;
-      }
-      case 'text-start':
-        return update({ type: 'text_start', contentIndex: event.contentIndex });
-      case 'text-delta':
-        return update({ type: 'text_delta', contentIndex: indexOf(event.blockId), delta: event.delta });
-      case 'text-end':
-        return update({ type: 'text_end', contentIndex: indexOf(event.blockId), content: event.text });
-      case 'thinking-start':
-        return update({ type: 'thinking_start', contentIndex: event.contentIndex });
-      case 'thinking-delta':
-        return update({ type: 'thinking_delta', contentIndex: indexOf(event.blockId), delta: event.delta });
-      case 'thinking-end':
-        return update({ type: 'thinking_end', contentIndex: indexOf(event.blockId), content: event.thinking });
-      case 'tool-input-start':
-        return update({ type: 'toolcall_start', contentIndex: event.contentIndex });
-      case 'tool-input-delta':
-        return update({ type: 'toolcall_delta', contentIndex: indexOf(event.blockId), delta: event.delta });
-      case 'tool-input-end':
-        return update({
-          type: 'toolcall_end',
-          contentIndex: indexOf(event.blockId),
-          toolCall: { type: 'toolCall', id: event.toolCallId, name: event.name, arguments: event.input },
-        });
-      case 'model-call-end':
-        if (open && event.error) open.error = event.error;
-        if (open) open.header = { ...open.header, usage: toPiUsage(event.usage) };
-        return [];
-      case 'assistant-message': {
-        if (!open) return [];
-        const message: PiAssistantMessage = {
-          ...open.header,
-          content: toPiAssistantContent(event.message.content),
-          usage: toPiUsage(event.usage),
-          stopReason: piStopReason(event.finishReason),
-        };
-        if (event.finishReason === 'refusal') message.errorMessage = refusalText(message);
-        return endMessage(message);
-      }
-      case 'tool-call':
-        stepCalls.push(event.toolCallId);
-        return [];
-      case 'tool-progress':
-        return [
-          {
-            type: 'tool_execution_update',
-            toolCallId: event.toolCallId,
-            toolName: event.name,
-            args: event.input,
-            partialResult: { content: [{ type: 'text', text: event.detail }], details: { progress: event.progress } },
-          },
-        ];
-      case 'tool-execution-start':
-        executing.add(event.toolCallId);
-        return [{ type: 'tool_execution_start', toolCallId: event.toolCallId, toolName: event.name, args: event.input }];
-      case 'tool-execution-end': {
-        const content = toPiToolContent(event.content);
-        // A denial or an interruption never started: pi still opens every execution it ends.
-        const events: PiAgentEvent[] = executing.delete(event.toolCallId)
-          ? []
-          : [{ type: 'tool_execution_start', toolCallId: event.toolCallId, toolName: event.name, args: {} }];
-        events.push({ type: 'tool_execution_end', toolCallId: event.toolCallId, toolName: event.name, result: { content, details: {} }, isError: event.isError });
-        const message = result(event.toolCallId, event.name, content, event.isError, event.at);
-        // Results come as messages once their batch is done, in call order: a step's before its
-        // `turn_end`, the answers' before the first step.
-        if (inStep && stepCalls.includes(event.toolCallId)) stepResults.set(event.toolCallId, message);
-        else if (answered.includes(event.toolCallId)) answers.set(event.toolCallId, message);
-        else events.push(...messageEvents(message));
-        return events;
-      }
-      case 'step-end': {
-        inStep = false;
-        const events = open ? endFailed(open, open.error ?? { code: 'error', message: 'The model call failed.' }) : [];
-        return [...events, ...closeTurn()];
-      }
-      case 'turn-stop': {
-        const events: PiAgentEvent[] = tellAnswers();
-        if (turnOpen && !turnMessage) {
-          const failed: OpenMessage = open ?? { header: header(turnAt) };
-          if (!open) events.push({ type: 'message_start', message: failed.header });
-          events.push(...endFailed(failed, event.error ?? { code: 'error', message: 'The turn ended without an answer.' }));
-        }
-        events.push(...closeTurn(), { type: 'agent_end', messages: added });
-        return events;
-      }
-      case 'context-compacted':
-      case 'model-call-retry':
-      case 'iteration-limit':
-      case 'turn-suspend':
-      case 'subagent-event':
-      case 'subagent-exposed':
-        return [];
-      default:
-        return assertNever(event);
-    }
-  };
+function toolResultMessage(toolCallId: string, toolName: string, content: PiToolResultMessage['content'], isError: boolean, at: number): PiToolResultMessage {
+  return { role: 'toolResult', toolCallId, toolName, content, isError, timestamp: at };
+}
 
-  // Block events after the first name their block by id; pi names it by its index in the message.
-  const indexes = new Map<string, number>();
-  const indexOf = (blockId: string): number => indexes.get(blockId) ?? 0;
-
+/** The run's and the turn's start, the request's messages, and each model call's message as it streams. */
+function messageHandlers(s: PiEncoding): Handlers<MessageTypes> {
   return {
-    encode(event) {
-      if (event.type === 'text-start' || event.type === 'thinking-start' || event.type === 'tool-input-start') {
-        indexes.set(event.blockId, event.contentIndex);
-      }
-      return encode(event);
+    'turn-start': (event) => {
+      s.model = piModelOf(event.model);
+      s.turnAt = event.at;
+      s.turnOpen = true;
+      return [{ type: 'agent_start' }, { type: 'turn_start' }];
     },
+    'input-message': (event) => {
+      const events = s.tellAnswers();
+      // pi has no system messages in a conversation (its system prompt stands apart).
+      if (event.message.role !== 'user') return events;
+      return [...events, ...s.messageEvents({ role: 'user', content: toPiUserContent(event.message.content), timestamp: s.turnAt })];
+    },
+    'tool-answer': (event) => {
+      s.answered.push(event.toolCallId);
+      // A client's result: the client ran the tool, so there is no execution to tell, only its message.
+      if (event.answer.kind === 'result') {
+        s.answers.set(event.toolCallId, toolResultMessage(event.toolCallId, event.name, toPiToolContent(event.answer.content), event.answer.isError, s.turnAt));
+      }
+      return [];
+    },
+    'step-start': () => {
+      s.inStep = true;
+      const events = s.tellAnswers();
+      if (s.turnOpen) return events;
+      s.turnOpen = true;
+      return [...events, { type: 'turn_start' }];
+    },
+    'model-call-start': (event) => {
+      // A call that failed and is made again (a context overflow, compacted) has ended first.
+      const events = s.endOpen();
+      s.open = { header: s.header(event.at) };
+      events.push({ type: 'message_start', message: s.open.header });
+      return events;
+    },
+    'text-start': (event) => s.update({ type: 'text_start', contentIndex: event.contentIndex }),
+    'text-delta': (event) => s.update({ type: 'text_delta', contentIndex: s.indexOf(event.blockId), delta: event.delta }),
+    'text-end': (event) => s.update({ type: 'text_end', contentIndex: s.indexOf(event.blockId), content: event.text }),
+    'thinking-start': (event) => s.update({ type: 'thinking_start', contentIndex: event.contentIndex }),
+    'thinking-delta': (event) => s.update({ type: 'thinking_delta', contentIndex: s.indexOf(event.blockId), delta: event.delta }),
+    'thinking-end': (event) => s.update({ type: 'thinking_end', contentIndex: s.indexOf(event.blockId), content: event.thinking }),
+    'tool-input-start': (event) => s.update({ type: 'toolcall_start', contentIndex: event.contentIndex }),
+    'tool-input-delta': (event) => s.update({ type: 'toolcall_delta', contentIndex: s.indexOf(event.blockId), delta: event.delta }),
+    'tool-input-end': (event) =>
+      s.update({
+        type: 'toolcall_end',
+        contentIndex: s.indexOf(event.blockId),
+        toolCall: { type: 'toolCall', id: event.toolCallId, name: event.name, arguments: event.input },
+      }),
+    'model-call-end': (event) => {
+      if (s.open && event.error) s.open.error = event.error;
+      if (s.open) s.open.header = { ...s.open.header, usage: toPiUsage(event.usage) };
+      return [];
+    },
+    'assistant-message': (event) => {
+      if (!s.open) return [];
+      const message: PiAssistantMessage = {
+        ...s.open.header,
+        content: toPiAssistantContent(event.message.content),
+        usage: toPiUsage(event.usage),
+        stopReason: piStopReason(event.finishReason),
+      };
+      if (event.finishReason === 'refusal') message.errorMessage = refusalText(message);
+      return s.endMessage(message);
+    },
+  };
+}
+
+/** The step's tools, their results as messages, the turn's and the run's end; and what pi does not tell. */
+function toolHandlers(s: PiEncoding): Handlers<Exclude<keyof EncoderTable<PiAgentEvent>, MessageTypes>> {
+  return {
+    'tool-call': (event) => {
+      s.stepCalls.push(event.toolCallId);
+      return [];
+    },
+    'tool-progress': (event) => [
+      {
+        type: 'tool_execution_update',
+        toolCallId: event.toolCallId,
+        toolName: event.name,
+        args: event.input,
+        partialResult: { content: [{ type: 'text', text: event.detail }], details: { progress: event.progress } },
+      },
+    ],
+    'tool-execution-start': (event) => {
+      s.executing.add(event.toolCallId);
+      return [{ type: 'tool_execution_start', toolCallId: event.toolCallId, toolName: event.name, args: event.input }];
+    },
+    'tool-execution-end': (event) => {
+      const content = toPiToolContent(event.content);
+      // A denial or an interruption never started: pi still opens every execution it ends.
+      const events: PiAgentEvent[] = s.executing.delete(event.toolCallId)
+        ? []
+        : [{ type: 'tool_execution_start', toolCallId: event.toolCallId, toolName: event.name, args: {} }];
+      events.push({ type: 'tool_execution_end', toolCallId: event.toolCallId, toolName: event.name, result: { content, details: {} }, isError: event.isError });
+      const message = toolResultMessage(event.toolCallId, event.name, content, event.isError, event.at);
+      // Results come as messages once their batch is done, in call order: a step's before its
+      // `turn_end`, the answers' before the first step.
+      if (s.inStep && s.stepCalls.includes(event.toolCallId)) s.stepResults.set(event.toolCallId, message);
+      else if (s.answered.includes(event.toolCallId)) s.answers.set(event.toolCallId, message);
+      else events.push(...s.messageEvents(message));
+      return events;
+    },
+    'step-end': () => {
+      s.inStep = false;
+      return [...s.endOpen(), ...s.closeTurn()];
+    },
+    'turn-stop': (event) => {
+      const events: PiAgentEvent[] = s.tellAnswers();
+      if (s.turnOpen && !s.turnMessage) {
+        const failed: OpenMessage = s.open ?? { header: s.header(s.turnAt) };
+        if (!s.open) events.push({ type: 'message_start', message: failed.header });
+        events.push(...s.endFailed(failed, event.error ?? { code: 'error', message: 'The turn ended without an answer.' }));
+      }
+      events.push(...s.closeTurn(), { type: 'agent_end', messages: s.added });
+      return events;
+    },
+    'context-compacted': nothing,
+    'model-call-retry': nothing,
+    'iteration-limit': nothing,
+    'turn-suspend': nothing,
+    'subagent-event': nothing,
+    'subagent-exposed': nothing,
   };
 }
 

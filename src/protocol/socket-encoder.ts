@@ -6,10 +6,9 @@
  * name, then argument fragments) and their results as `tool_call`; `assistant_message_complete` per
  * model answer; `completion_done` last, after `stop_completion` for a cancel or `error` for a failure.
  */
-import type { AgentEvent, FinishReason, StopReason, ToolExecution } from '../agent/events';
+import type { FinishReason, StopReason, ToolExecution } from '../agent/events';
 import { assistantText, plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
-import { assertNever } from '../lib/assert-never';
-import type { WireEncoder } from './encoder';
+import { nothing, tableEncoder, type EncoderTable, type WireEncoder } from './encoder';
 import { SentenceSplitter } from './sentence-splitter';
 import type { CompletionFinish, ConfirmationState, ServerFrame, SocketToolCall, ToolVisibility } from './socket-frames';
 
@@ -26,26 +25,34 @@ export type SocketEncoderOptions = {
 type ToolChunkState = { index: number; name: string; state: ConfirmationState };
 
 export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<ServerFrame> {
-  const splitters = new Map<string, SentenceSplitter>();
-  // Sentence indexes count per message (one model call), across its blocks.
-  let textSentences = 0;
-  let thinkingSentences = 0;
-  let toolCount = 0;
-  const tools = new Map<string, ToolChunkState>();
-  let partialText = '';
+  const state = new SocketEncoding(options);
+  return tableEncoder<ServerFrame>({ ...blockHandlers(state), ...answerHandlers(state) });
+}
 
-  const sentences = (blockId: string, kind: 'llm_text_sentence' | 'llm_thinking_sentence', final: boolean, delta = ''): ServerFrame[] => {
-    const splitter = splitters.get(blockId);
+/** What the encoder keeps between events: the sentence splitters, the counts, the calls it announced. */
+class SocketEncoding {
+  readonly splitters = new Map<string, SentenceSplitter>();
+  // Sentence indexes count per message (one model call), across its blocks.
+  textSentences = 0;
+  thinkingSentences = 0;
+  toolCount = 0;
+  readonly tools = new Map<string, ToolChunkState>();
+  partialText = '';
+
+  constructor(readonly options: SocketEncoderOptions) {}
+
+  sentences(blockId: string, kind: 'llm_text_sentence' | 'llm_thinking_sentence', final: boolean, delta = ''): ServerFrame[] {
+    const splitter = this.splitters.get(blockId);
     if (!splitter) return [];
     const done = final ? [...splitter.push(delta), ...splitter.flush()] : splitter.push(delta);
-    if (kind === 'llm_text_sentence') textSentences = splitter.nextIndex;
-    else thinkingSentences = splitter.nextIndex;
-    if (final) splitters.delete(blockId);
+    if (kind === 'llm_text_sentence') this.textSentences = splitter.nextIndex;
+    else this.thinkingSentences = splitter.nextIndex;
+    if (final) this.splitters.delete(blockId);
     return done.map(({ sentence, index }) => ({ type: kind, sentence, index }));
-  };
+  }
 
-  const chunk = (toolCallId: string, first: boolean, args: string): ServerFrame[] => {
-    const tool = tools.get(toolCallId);
+  chunk(toolCallId: string, first: boolean, args: string): ServerFrame[] {
+    const tool = this.tools.get(toolCallId);
     if (!tool) return [];
     return [
       {
@@ -53,13 +60,13 @@ export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<
         index: tool.index,
         id: first ? toolCallId : null,
         function: { name: first ? tool.name : null, arguments: args },
-        ...options.visibility(tool.name),
+        ...this.options.visibility(tool.name),
         confirmation_state: tool.state,
       },
     ];
-  };
+  }
 
-  const toolCalls = (message: AssistantMessage): SocketToolCall[] => {
+  toolCalls(message: AssistantMessage): SocketToolCall[] {
     if (typeof message.content === 'string') return [];
     return message.content.flatMap((block) =>
       block.type === 'tool_use'
@@ -68,106 +75,106 @@ export function createSocketEncoder(options: SocketEncoderOptions): WireEncoder<
               id: block.toolCallId,
               type: 'function' as const,
               function: { name: block.name, arguments: JSON.stringify(block.input) },
-              ...options.visibility(block.name),
-              confirmation_state: tools.get(block.toolCallId)?.state ?? 'none',
+              ...this.options.visibility(block.name),
+              confirmation_state: this.tools.get(block.toolCallId)?.state ?? 'none',
             },
           ]
         : [],
     );
-  };
+  }
 
-  const result = (id: string, name: string, content: ToolResultContent): ServerFrame[] => [
-    { type: 'tool_call', id, result: plainText(content), show_result: options.visibility(name).show_result },
-  ];
+  result(id: string, name: string, content: ToolResultContent): ServerFrame[] {
+    return [{ type: 'tool_call', id, result: plainText(content), show_result: this.options.visibility(name).show_result }];
+  }
+}
 
+type Handlers<Types extends keyof EncoderTable<ServerFrame>> = Pick<EncoderTable<ServerFrame>, Types>;
+
+/** The completion's start, and its blocks as they stream: text and thinking, tool calls' chunks. */
+function blockHandlers(s: SocketEncoding): Handlers<'turn-start' | 'model-call-start' | 'text-start' | 'text-delta' | 'text-end' | 'thinking-start' | 'thinking-delta' | 'thinking-end' | 'tool-input-start' | 'tool-input-delta'> {
   return {
-    encode(event: AgentEvent): ServerFrame[] {
-      switch (event.type) {
-        case 'turn-start':
-          return [{ type: 'completion_init', conversation_id: options.conversationId, user_character_config_id: null }];
-        case 'model-call-start':
-          textSentences = 0;
-          thinkingSentences = 0;
-          toolCount = 0;
-          return [];
-        case 'text-start':
-          splitters.set(event.blockId, new SentenceSplitter(textSentences));
-          return [];
-        case 'text-delta':
-          return [{ type: 'llm_text_chunk', chunk: event.delta }, ...sentences(event.blockId, 'llm_text_sentence', false, event.delta)];
-        case 'text-end': {
-          const frames = sentences(event.blockId, 'llm_text_sentence', true);
-          if (event.text !== '' && !event.incomplete) frames.push({ type: 'text_echo', text: event.text });
-          return frames;
-        }
-        case 'thinking-start':
-          if (options.reasoning) splitters.set(event.blockId, new SentenceSplitter(thinkingSentences));
-          return [];
-        case 'thinking-delta':
-          if (!options.reasoning) return [];
-          return [{ type: 'llm_thinking_chunk', chunk: event.delta }, ...sentences(event.blockId, 'llm_thinking_sentence', false, event.delta)];
-        case 'thinking-end':
-          return sentences(event.blockId, 'llm_thinking_sentence', true);
-        case 'tool-input-start':
-          tools.set(event.toolCallId, { index: toolCount++, name: event.name, state: confirmationState(event.execution) });
-          return chunk(event.toolCallId, true, '');
-        case 'tool-input-delta':
-          return chunk(event.toolCallId, false, event.delta);
-        case 'assistant-message': {
-          if (event.finishReason === 'cancelled') {
-            partialText = assistantText(event.message);
-            return [];
-          }
-          const thinking = options.reasoning ? messageThinking(event.message) : null;
-          return [
-            {
-              type: 'assistant_message_complete',
-              content: assistantText(event.message),
-              tool_calls: toolCalls(event.message),
-              thinking,
-              finish_reason: FINISH[event.finishReason],
-              source_message_id: null,
-            },
-          ];
-        }
-        case 'tool-execution-end':
-          return result(event.toolCallId, event.name, event.content);
-        case 'tool-answer':
-          // A client tool's result, shown to every socket; an approval was acknowledged when it came.
-          return event.answer.kind === 'result' ? result(event.toolCallId, event.name, event.answer.content) : [];
-        case 'model-call-retry':
-          return [notification(`The model did not answer (${event.error.code}); trying again in ${(event.delayMs / 1000).toFixed(1)} s.`)];
-        case 'context-compacted':
-          return [notification(`${event.messagesSummarized} earlier messages were summarised to fit the model's context.`)];
-        case 'iteration-limit':
-          return [notification(`The agent reached its limit of ${event.maxIterations} tool rounds and answers without tools.`)];
-        case 'turn-stop': {
-          if (event.error?.code === 'cancelled') {
-            return [
-              { type: 'stop_completion', partial_text: partialText },
-              { type: 'completion_done', finish_reason: 'stop' },
-            ];
-          }
-          const done: ServerFrame = { type: 'completion_done', finish_reason: STOP[event.stopReason] };
-          if (event.stopReason !== 'error' || !event.error) return [done];
-          return [{ type: 'error', message: event.error.message, code: event.error.code, request_id: options.requestId }, done];
-        }
-        case 'input-message':
-        case 'step-start':
-        case 'step-end':
-        case 'model-call-end':
-        case 'tool-input-end':
-        case 'tool-call':
-        case 'tool-execution-start':
-        case 'tool-progress':
-        case 'subagent-event':
-        case 'subagent-exposed':
-        case 'turn-suspend':
-          return [];
-        default:
-          return assertNever(event);
-      }
+    'turn-start': () => [{ type: 'completion_init', conversation_id: s.options.conversationId, user_character_config_id: null }],
+    'model-call-start': () => {
+      s.textSentences = 0;
+      s.thinkingSentences = 0;
+      s.toolCount = 0;
+      return [];
     },
+    'text-start': (event) => {
+      s.splitters.set(event.blockId, new SentenceSplitter(s.textSentences));
+      return [];
+    },
+    'text-delta': (event) => [{ type: 'llm_text_chunk', chunk: event.delta }, ...s.sentences(event.blockId, 'llm_text_sentence', false, event.delta)],
+    'text-end': (event) => {
+      const frames = s.sentences(event.blockId, 'llm_text_sentence', true);
+      if (event.text !== '' && !event.incomplete) frames.push({ type: 'text_echo', text: event.text });
+      return frames;
+    },
+    'thinking-start': (event) => {
+      if (s.options.reasoning) s.splitters.set(event.blockId, new SentenceSplitter(s.thinkingSentences));
+      return [];
+    },
+    'thinking-delta': (event) => {
+      if (!s.options.reasoning) return [];
+      return [{ type: 'llm_thinking_chunk', chunk: event.delta }, ...s.sentences(event.blockId, 'llm_thinking_sentence', false, event.delta)];
+    },
+    'thinking-end': (event) => s.sentences(event.blockId, 'llm_thinking_sentence', true),
+    'tool-input-start': (event) => {
+      s.tools.set(event.toolCallId, { index: s.toolCount++, name: event.name, state: confirmationState(event.execution) });
+      return s.chunk(event.toolCallId, true, '');
+    },
+    'tool-input-delta': (event) => s.chunk(event.toolCallId, false, event.delta),
+  };
+}
+
+/** Whole answers, tools' results, notices, the end; and what the socket does not show. */
+function answerHandlers(s: SocketEncoding): Handlers<Exclude<keyof EncoderTable<ServerFrame>, keyof ReturnType<typeof blockHandlers>>> {
+  return {
+    'assistant-message': (event) => {
+      if (event.finishReason === 'cancelled') {
+        s.partialText = assistantText(event.message);
+        return [];
+      }
+      const thinking = s.options.reasoning ? messageThinking(event.message) : null;
+      return [
+        {
+          type: 'assistant_message_complete',
+          content: assistantText(event.message),
+          tool_calls: s.toolCalls(event.message),
+          thinking,
+          finish_reason: FINISH[event.finishReason],
+          source_message_id: null,
+        },
+      ];
+    },
+    'tool-execution-end': (event) => s.result(event.toolCallId, event.name, event.content),
+    // A client tool's result, shown to every socket; an approval was acknowledged when it came.
+    'tool-answer': (event) => (event.answer.kind === 'result' ? s.result(event.toolCallId, event.name, event.answer.content) : []),
+    'model-call-retry': (event) => [notification(`The model did not answer (${event.error.code}); trying again in ${(event.delayMs / 1000).toFixed(1)} s.`)],
+    'context-compacted': (event) => [notification(`${event.messagesSummarized} earlier messages were summarised to fit the model's context.`)],
+    'iteration-limit': (event) => [notification(`The agent reached its limit of ${event.maxIterations} tool rounds and answers without tools.`)],
+    'turn-stop': (event) => {
+      if (event.error?.code === 'cancelled') {
+        return [
+          { type: 'stop_completion', partial_text: s.partialText },
+          { type: 'completion_done', finish_reason: 'stop' },
+        ];
+      }
+      const done: ServerFrame = { type: 'completion_done', finish_reason: STOP[event.stopReason] };
+      if (event.stopReason !== 'error' || !event.error) return [done];
+      return [{ type: 'error', message: event.error.message, code: event.error.code, request_id: s.options.requestId }, done];
+    },
+    'input-message': nothing,
+    'step-start': nothing,
+    'step-end': nothing,
+    'model-call-end': nothing,
+    'tool-input-end': nothing,
+    'tool-call': nothing,
+    'tool-execution-start': nothing,
+    'tool-progress': nothing,
+    'subagent-event': nothing,
+    'subagent-exposed': nothing,
+    'turn-suspend': nothing,
   };
 }
 

@@ -4,8 +4,7 @@
  * server tools it ran or denied), in history order: a batch's results in the order of its calls.
  */
 import type { AssistantMessage, ToolMessage } from '../api/content';
-import type { AgentEvent } from '../agent/events';
-import type { WireEncoder } from './encoder';
+import { nothing, tableEncoder, type WireEncoder } from './encoder';
 import { CompactionLog, turnUsage, type CompactionReport } from './turns-usage';
 
 export type TurnJsonBody = {
@@ -24,44 +23,64 @@ export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
   // Results fill the slot their call took when it was made (or answered), whatever order they end in.
   const entries: Entry[] = [];
   const compactions = new CompactionLog();
-  return {
-    encode(event: AgentEvent): TurnJsonBody[] {
-      switch (event.type) {
-        case 'assistant-message':
-          entries.push({ message: event.message });
-          return [];
-        case 'tool-call':
-          entries.push({ toolCallId: event.toolCallId });
-          return [];
-        case 'tool-answer':
-          if (event.answer.kind === 'permission') entries.push({ toolCallId: event.toolCallId });
-          return [];
-        case 'tool-execution-end': {
-          const message: ToolMessage = { role: 'tool', toolCallId: event.toolCallId, content: event.content };
-          if (event.isError) message.isError = true;
-          const slot = entries.find((entry) => entry.toolCallId === event.toolCallId && !entry.message);
-          if (slot) slot.message = message;
-          else entries.push({ message });
-          return [];
-        }
-        case 'context-compacted':
-          compactions.record(event);
-          return [];
-        case 'turn-stop': {
-          const body: TurnJsonBody = {
-            stopReason: event.stopReason,
-            messages: entries.flatMap((entry) => (entry.message ? [entry.message] : [])),
-            turnId: event.turnId,
-            usage: turnUsage(event.usage, event.modelCalls),
-          };
-          if (event.error) body.error = event.error;
-          if (event.maxIterationsReached) body.maxIterationsReached = true;
-          compactions.addTo(body);
-          return [body];
-        }
-        default:
-          return [];
-      }
+  return tableEncoder<TurnJsonBody>({
+    'assistant-message': (event) => {
+      entries.push({ message: event.message });
+      return [];
     },
-  };
+    'tool-call': (event) => {
+      entries.push({ toolCallId: event.toolCallId });
+      return [];
+    },
+    'tool-answer': (event) => {
+      if (event.answer.kind === 'permission') entries.push({ toolCallId: event.toolCallId });
+      return [];
+    },
+    'tool-execution-end': (event) => {
+      const message: ToolMessage = { role: 'tool', toolCallId: event.toolCallId, content: event.content };
+      if (event.isError) message.isError = true;
+      const slot = entries.find((entry) => entry.toolCallId === event.toolCallId && !entry.message);
+      if (slot) slot.message = message;
+      else entries.push({ message });
+      return [];
+    },
+    'context-compacted': (event) => {
+      compactions.record(event);
+      return [];
+    },
+    'turn-stop': (event) => {
+      const body: TurnJsonBody = {
+        stopReason: event.stopReason,
+        messages: entries.flatMap((entry) => (entry.message ? [entry.message] : [])),
+        turnId: event.turnId,
+        usage: turnUsage(event.usage, event.modelCalls),
+      };
+      if (event.error) body.error = event.error;
+      if (event.maxIterationsReached) body.maxIterationsReached = true;
+      compactions.addTo(body);
+      return [body];
+    },
+    'turn-start': nothing,
+    'input-message': nothing,
+    'step-start': nothing,
+    'step-end': nothing,
+    'model-call-start': nothing,
+    'model-call-retry': nothing,
+    'model-call-end': nothing,
+    'text-start': nothing,
+    'text-delta': nothing,
+    'text-end': nothing,
+    'thinking-start': nothing,
+    'thinking-delta': nothing,
+    'thinking-end': nothing,
+    'tool-input-start': nothing,
+    'tool-input-delta': nothing,
+    'tool-input-end': nothing,
+    'tool-execution-start': nothing,
+    'tool-progress': nothing,
+    'subagent-event': nothing,
+    'subagent-exposed': nothing,
+    'iteration-limit': nothing,
+    'turn-suspend': nothing,
+  });
 }

@@ -4,22 +4,20 @@
  * session: pi keeps the conversation and runs the tools. The request's `model.baseUrl` and `headers`
  * are never fetched; the model must be one of `MODELS`; only the tools pi sends are offered.
  *
- * pi's client reads a failure before the stream as `{"error": "<sentence>"}` (a string, on this route
+ * A door like the others: the call's events come from the agent (`agent/single-call.ts`), and pi's
+ * proxy events are their encoder's. pi's client reads a failure before the stream as `{"error": "<sentence>"}` (a string, on this route
  * only); once the stream has begun, every failure is its `error` event, the last one.
  */
 import type { IRequest } from 'itty-router';
 import { DEFAULT_RETRY_POLICY } from '../../agent/retry-policy';
-import { toolCallIds } from '../../agent/history';
-import { callModel } from '../../agent/model-call';
-import { emptyUsage } from '../../agent/usage';
+import { runSingleCall, type SingleCall } from '../../agent/single-call';
 import { historyFromPi, piStreamRequestSchema, type PiStreamRequest } from '../../api/pi-stream-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { typedSse } from '../../protocol/encoder';
-import { ourProviderOf, toPiUsage } from '../../protocol/pi-convert';
-import type { PiProxyEvent } from '../../protocol/pi-events';
+import { ourProviderOf } from '../../protocol/pi-convert';
 import { createPiProxyEncoder } from '../../protocol/pi-proxy-encoder';
 import { resolveModel } from '../../providers/registry';
 import type { ModelHandle } from '../../providers/types';
@@ -54,33 +52,21 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
   request.signal.addEventListener('abort', () => controller.abort(), { once: true });
   const encoder = typedSse(createPiProxyEncoder());
   let seq = 0;
-  const messages = historyFromPi(body.context.messages);
-  const done = callModel({
-    handle: model,
+  const call: SingleCall = {
+    model,
     system: body.context.systemPrompt ?? '',
-    messages,
+    messages: historyFromPi(body.context.messages),
     tools: (body.context.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
     signal: controller.signal,
-    emit: (event) => {
-      for (const item of encoder.encode(event)) sse.send(item, String(++seq));
-    },
+    retry: { ...DEFAULT_RETRY_POLICY, maxRetries },
+    sampling: { temperature: body.options?.temperature, maxTokens: body.options?.maxTokens },
     newId,
     now: Date.now,
-    step: 1,
-    usedToolCallIds: new Set(messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))),
-    retry: { ...DEFAULT_RETRY_POLICY, maxRetries },
-    estimatedInputTokens: 0,
-    // pi runs every tool it offers.
-    executionOf: () => 'client',
-    sampling: { temperature: body.options?.temperature, maxTokens: body.options?.maxTokens },
-  })
-    .catch((cause) => {
-      // callModel ends every failure as its `error` event; a bug that throws still ends the stream with one.
-      console.error('pi stream failed', cause);
-      const failure: PiProxyEvent = { type: 'error', reason: 'error', errorMessage: 'The server failed during the call.', usage: toPiUsage(emptyUsage()) };
-      sse.send({ event: failure.type, data: failure }, String(++seq));
-    })
-    .finally(() => sse.close());
+  };
+  // The door: pi's proxy events, an encoder of the one call's events, written as they come.
+  const done = runSingleCall(call, (event) => {
+    for (const item of encoder.encode(event)) sse.send(item, String(++seq));
+  }).finally(() => sse.close());
   context.waitUntil(done);
   return new Response(sse.readable, { headers: SSE_HEADERS });
 }

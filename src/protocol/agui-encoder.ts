@@ -13,7 +13,7 @@
 import type { ModelCallUsage, PendingToolCall } from '../agent/events';
 import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import type { ToolResultContent } from '../api/content';
-import { nothing, tableEncoder, type WireEncoder } from './encoder';
+import { ignoring, tableEncoder, type WireEncoder } from './encoder';
 import type { AguiContentPart, AguiEvent, AguiInterrupt, AguiTokenUsage } from './agui-events';
 
 /** The JSON Schema of an answer to a permission interrupt, so a front-end can build its form. */
@@ -72,20 +72,11 @@ export function createAguiEncoder(run: { threadId: string; runId: string }): Wir
       const clientCalls = pending.map((call) => call.toolCallId);
       return [{ ...finished, outcome: clientCalls.length > 0 ? { type: 'success', pendingToolCallIds: clientCalls } : { type: 'success' } }];
     },
-    'input-message': nothing,
-    'tool-answer': nothing,
-    'step-start': nothing,
-    'step-end': nothing,
-    'model-call-start': nothing,
-    'model-call-retry': nothing,
-    'model-call-end': nothing,
-    'context-compacted': nothing,
-    'assistant-message': nothing,
-    'tool-call': nothing,
-    'tool-execution-start': nothing,
-    'iteration-limit': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
+    ...ignoring(
+      'input-message', 'tool-answer', 'step-start', 'step-end', 'model-call-start', 'model-call-retry',
+      'model-call-end', 'context-compacted', 'assistant-message', 'tool-call', 'tool-execution-start',
+      'iteration-limit', 'subagent-event', 'subagent-exposed',
+    ),
   });
 }
 

@@ -23,6 +23,11 @@ export function tableEncoder<Item>(table: EncoderTable<Item>): WireEncoder<Item>
 /** The handler of an event a format does not show. */
 export const nothing = (): never[] => [];
 
+/** Table entries for the events a format does not show, by name: `...ignoring('step-start', ...)`. */
+export function ignoring<Type extends AgentEvent['type']>(...types: Type[]): Record<Type, typeof nothing> {
+  return Object.fromEntries(types.map((type) => [type, nothing])) as Record<Type, typeof nothing>;
+}
+
 /** An SSE event before framing: its `event:` name and the JSON of its `data:`. */
 export type SseItem = { event: string; data: unknown };
 

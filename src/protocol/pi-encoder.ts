@@ -18,7 +18,7 @@
  */
 import type { TurnError } from '../agent/events';
 import { emptyUsage } from '../agent/usage';
-import { tableEncoder, nothing, type EncoderTable, type WireEncoder } from './encoder';
+import { type EncoderTable, ignoring, tableEncoder, type WireEncoder } from './encoder';
 import { piModelOf, piStopReason, toPiAssistantContent, toPiToolContent, toPiUsage, toPiUserContent } from './pi-convert';
 import type { PiAgentEvent, PiAssistantMessage, PiAssistantMessageEvent, PiMessage, PiToolResultMessage } from './pi-events';
 
@@ -250,12 +250,9 @@ function toolHandlers(s: PiEncoding): Handlers<Exclude<keyof EncoderTable<PiAgen
       events.push(...s.closeTurn(), { type: 'agent_end', messages: s.added });
       return events;
     },
-    'context-compacted': nothing,
-    'model-call-retry': nothing,
-    'iteration-limit': nothing,
-    'turn-suspend': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
+    ...ignoring(
+      'context-compacted', 'model-call-retry', 'iteration-limit', 'turn-suspend', 'subagent-event', 'subagent-exposed',
+    ),
   };
 }
 

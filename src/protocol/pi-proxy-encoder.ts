@@ -4,7 +4,7 @@
  * every encoder; thinking signatures travel as `contentSignature`.
  */
 import type { FinishReason } from '../agent/events';
-import { nothing, tableEncoder, type WireEncoder } from './encoder';
+import { ignoring, tableEncoder, type WireEncoder } from './encoder';
 import { toPiUsage } from './pi-convert';
 import type { PiProxyEvent } from './pi-events';
 
@@ -50,23 +50,11 @@ export function createPiProxyEncoder(): WireEncoder<PiProxyEvent> {
       return [{ type: 'done', reason: doneReason(event.finishReason), usage }];
     },
     // One model call's events only: the proxy has no turn, step, tools or history around them.
-    'turn-start': nothing,
-    'input-message': nothing,
-    'tool-answer': nothing,
-    'step-start': nothing,
-    'step-end': nothing,
-    'model-call-retry': nothing,
-    'context-compacted': nothing,
-    'assistant-message': nothing,
-    'tool-call': nothing,
-    'tool-execution-start': nothing,
-    'tool-progress': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
-    'tool-execution-end': nothing,
-    'iteration-limit': nothing,
-    'turn-suspend': nothing,
-    'turn-stop': nothing,
+    ...ignoring(
+      'turn-start', 'input-message', 'tool-answer', 'step-start', 'step-end', 'model-call-retry', 'context-compacted',
+      'assistant-message', 'tool-call', 'tool-execution-start', 'tool-progress', 'subagent-event', 'subagent-exposed',
+      'tool-execution-end', 'iteration-limit', 'turn-suspend', 'turn-stop',
+    ),
   });
 }
 

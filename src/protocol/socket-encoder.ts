@@ -8,7 +8,7 @@
  */
 import type { FinishReason, StopReason, ToolExecution } from '../agent/events';
 import { assistantText, plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
-import { nothing, tableEncoder, type EncoderTable, type WireEncoder } from './encoder';
+import { type EncoderTable, ignoring, tableEncoder, type WireEncoder } from './encoder';
 import { SentenceSplitter } from './sentence-splitter';
 import type { CompletionFinish, ConfirmationState, ServerFrame, SocketToolCall, ToolVisibility } from './socket-frames';
 
@@ -164,17 +164,10 @@ function answerHandlers(s: SocketEncoding): Handlers<Exclude<keyof EncoderTable<
       if (event.stopReason !== 'error' || !event.error) return [done];
       return [{ type: 'error', message: event.error.message, code: event.error.code, request_id: s.options.requestId }, done];
     },
-    'input-message': nothing,
-    'step-start': nothing,
-    'step-end': nothing,
-    'model-call-end': nothing,
-    'tool-input-end': nothing,
-    'tool-call': nothing,
-    'tool-execution-start': nothing,
-    'tool-progress': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
-    'turn-suspend': nothing,
+    ...ignoring(
+      'input-message', 'step-start', 'step-end', 'model-call-end', 'tool-input-end', 'tool-call',
+      'tool-execution-start', 'tool-progress', 'subagent-event', 'subagent-exposed', 'turn-suspend',
+    ),
   };
 }
 

@@ -4,7 +4,7 @@
  * server tools it ran or denied), in history order: a batch's results in the order of its calls.
  */
 import type { AssistantMessage, ToolMessage } from '../api/content';
-import { nothing, tableEncoder, type WireEncoder } from './encoder';
+import { ignoring, tableEncoder, type WireEncoder } from './encoder';
 import { CompactionLog, turnUsage, type CompactionReport } from './turns-usage';
 
 export type TurnJsonBody = {
@@ -60,27 +60,11 @@ export function createTurnsJsonEncoder(): WireEncoder<TurnJsonBody> {
       compactions.addTo(body);
       return [body];
     },
-    'turn-start': nothing,
-    'input-message': nothing,
-    'step-start': nothing,
-    'step-end': nothing,
-    'model-call-start': nothing,
-    'model-call-retry': nothing,
-    'model-call-end': nothing,
-    'text-start': nothing,
-    'text-delta': nothing,
-    'text-end': nothing,
-    'thinking-start': nothing,
-    'thinking-delta': nothing,
-    'thinking-end': nothing,
-    'tool-input-start': nothing,
-    'tool-input-delta': nothing,
-    'tool-input-end': nothing,
-    'tool-execution-start': nothing,
-    'tool-progress': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
-    'iteration-limit': nothing,
-    'turn-suspend': nothing,
+    ...ignoring(
+      'turn-start', 'input-message', 'step-start', 'step-end', 'model-call-start', 'model-call-retry',
+      'model-call-end', 'text-start', 'text-delta', 'text-end', 'thinking-start', 'thinking-delta', 'thinking-end',
+      'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-execution-start', 'tool-progress',
+      'subagent-event', 'subagent-exposed', 'iteration-limit', 'turn-suspend',
+    ),
   });
 }

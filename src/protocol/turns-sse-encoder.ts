@@ -4,7 +4,7 @@
  * response (never for a call cut off by the output limit), `tool_result` for server tools only,
  * `turn_stop` last. Extra fields beyond the seed's: `turnId`, `usage`, `error`, `isError`.
  */
-import { nothing, tableEncoder, type SseItem, type WireEncoder } from './encoder';
+import { ignoring, type SseItem, tableEncoder, type WireEncoder } from './encoder';
 import { CompactionLog, turnUsage } from './turns-usage';
 
 export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<SseItem> {
@@ -41,24 +41,11 @@ export function createTurnsSseEncoder(mode: 'delta' | 'message'): WireEncoder<Ss
       compactions.record(event);
       return [];
     },
-    'input-message': nothing,
-    'tool-answer': nothing,
-    'step-start': nothing,
-    'step-end': nothing,
-    'model-call-start': nothing,
-    'model-call-retry': nothing,
-    'model-call-end': nothing,
-    'text-start': nothing,
-    'thinking-start': nothing,
-    'tool-input-start': nothing,
-    'tool-input-delta': nothing,
-    'tool-input-end': nothing,
-    'assistant-message': nothing,
-    'tool-execution-start': nothing,
-    'tool-progress': nothing,
-    'subagent-event': nothing,
-    'subagent-exposed': nothing,
-    'iteration-limit': nothing,
-    'turn-suspend': nothing,
+    ...ignoring(
+      'input-message', 'tool-answer', 'step-start', 'step-end', 'model-call-start', 'model-call-retry',
+      'model-call-end', 'text-start', 'thinking-start', 'tool-input-start', 'tool-input-delta', 'tool-input-end',
+      'assistant-message', 'tool-execution-start', 'tool-progress', 'subagent-event', 'subagent-exposed',
+      'iteration-limit', 'turn-suspend',
+    ),
   });
 }

@@ -44,6 +44,7 @@ export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bin
         // Small fan-out bounds, for their tests (hardening.test.ts).
         MAX_SUBAGENTS_PER_TURN: '3',
         TOOL_CONCURRENCY: '3',
+        MAX_QUEUED_TURNS: '3',
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
         ...(mcp ? mcpBindings(inject('mcpUrl')) : {}),

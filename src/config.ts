@@ -53,6 +53,7 @@ const configSchema = z.object({
   UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
   TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
   TOOL_CONCURRENCY: positiveInt(8, 256),
+  MAX_QUEUED_TURNS: positiveInt(8, 1000),
   MAX_SUBAGENTS_PER_TURN: z.preprocess((value) => (value === undefined || value === '' ? 8 : Number(value)), z.number().int().min(0).max(256)),
   MODEL_CONTEXT_TOKENS: tokensByModel,
   TURN_TOKEN_BUDGET: tokensByModel,
@@ -99,6 +100,8 @@ export type Config = {
   toolConcurrency: number;
   /** Sub-agents (`agent_spawn`) one turn may start; calls past it get an error result. */
   maxSubagentsPerTurn: number;
+  /** Turns that may wait in a session's queue (ifBusy "enqueue"). */
+  maxQueuedTurns: number;
   rateLimitPerMinute: number;
   /** The origins whose pages may call the API (CORS): `*`, a list, or none (same origin only). */
   corsOrigins: CorsOrigins;
@@ -157,6 +160,7 @@ function parseConfig(env: Env): Config {
     toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     toolConcurrency: vars.TOOL_CONCURRENCY,
     maxSubagentsPerTurn: vars.MAX_SUBAGENTS_PER_TURN,
+    maxQueuedTurns: vars.MAX_QUEUED_TURNS,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     turnTokenBudget: budgetFor(parseTokensByModel(vars.TURN_TOKEN_BUDGET)),
     corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),

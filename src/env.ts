@@ -35,6 +35,7 @@ export interface WorkerVars {
   TOOL_RESULT_MAX_CHARS?: string;
   TOOL_CONCURRENCY?: string;
   MAX_SUBAGENTS_PER_TURN?: string;
+  MAX_QUEUED_TURNS?: string;
   CORS_ORIGINS?: string;
   MCP_SERVERS?: string;
   MCP_LIST_TTL_SECONDS?: string;

@@ -32,7 +32,9 @@ export type HistoryMessage = UserMessage | SystemMessage | AssistantMessage | To
 /** A tool the client runs: the model may call it; the turn then waits for its result. */
 export type ClientTool = { name: string; description?: string; parameters?: Record<string, unknown> };
 
-export type TurnInput = { messages: InputMessage[]; tools?: ClientTool[]; model?: string };
+/** What a turn does when another runs on the session: refuse (409), wait (202), cancel the other, or join it (202). */
+export type IfBusy = 'reject' | 'enqueue' | 'interrupt' | 'steer';
+export type TurnInput = { messages: InputMessage[]; tools?: ClientTool[]; model?: string; ifBusy?: IfBusy };
 
 export type Usage = {
   inputTokens: number;
@@ -98,6 +100,8 @@ export type Session = {
   lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
   running: boolean;
   runningTurnId?: string;
+  /** The turns waiting for the session, first to run first. */
+  queuedTurns: { turnId: string; position: number }[];
 };
 
 export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };

@@ -1,9 +1,10 @@
 /**
  * How a model's tool call runs: by the tool's kind and trust, then by the session's rules (deny, ask
  * or allow a server tool's call). Calls whose arguments are invalid never wait for anyone: their
- * error goes straight back.
+ * error goes straight back. And which tools a call offers.
  */
 import type { ClientTool } from '../api/turn-request';
+import type { ToolSpec } from '../providers/types';
 import { verdictFor, type PermissionRule } from '../tools/permission-rules';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolExecution } from './events';
@@ -28,4 +29,10 @@ export function executionOf(name: string, clientTools: ClientTool[], tools: Tool
   const tool = tools.get(name);
   if (!tool) return 'unknown';
   return tool.trust ? 'trusted' : 'untrusted';
+}
+
+/** The tools a model call offers: the server's, then the client's (a client tool without a schema takes any object). */
+export function toolSpecs(tools: ToolRegistry, clientTools: ClientTool[]): ToolSpec[] {
+  const client = clientTools.map((tool): ToolSpec => ({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? { type: 'object', properties: {} } }));
+  return [...tools.specs(), ...client];
 }

@@ -10,7 +10,7 @@ import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, Too
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
 import { ContextManager } from './context/context-manager';
-import { classifyCall, executionOf } from './classify-call';
+import { classifyCall, executionOf, toolSpecs } from './classify-call';
 import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 import { addUsage, emptyUsage } from './usage';
@@ -135,8 +135,21 @@ class Turn {
       this.emit({ type: 'step-start', step });
       const outcome = await this.runStep(step, offerTools);
       this.emit({ type: 'step-end', step });
+      // Messages steered in while the step ran join the turn here, after its tool results; an answer
+      // that would have ended the turn gets one more model call for them. Any other ending leaves
+      // them to the session (they become a turn of their own).
+      if ((!outcome || outcome.stopReason === 'end_turn') && this.takeSteered()) continue;
       if (outcome) return outcome;
     }
+  }
+
+  private takeSteered(): boolean {
+    const steered = this.deps.steering?.take() ?? [];
+    for (const message of steered) {
+      this.emit({ type: 'input-message', message });
+      this.messages.push(message);
+    }
+    return steered.length > 0;
   }
 
   /** One model call and its tools; returns the turn's outcome when the turn ends here. */
@@ -264,14 +277,7 @@ class Turn {
   }
 
   private toolSpecs(): ToolSpec[] {
-    const client = this.input.clientTools.map(
-      (tool): ToolSpec => ({
-        name: tool.name,
-        description: tool.description ?? '',
-        parameters: tool.parameters ?? { type: 'object', properties: {} },
-      }),
-    );
-    return [...this.deps.tools.specs(), ...client];
+    return toolSpecs(this.deps.tools, this.input.clientTools);
   }
 
   /** Every call still open gets an error result, so the history never holds an unanswered call. */

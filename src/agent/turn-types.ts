@@ -52,6 +52,8 @@ export type TurnDeps = {
   rules?: PermissionRule[];
   /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
   tokenBudget?: number;
+  /** User messages sent while the turn runs (ifBusy "steer"), taken at each step boundary. */
+  steering?: { take(): UserMessage[] };
 };
 
 export type TurnOutcome = {

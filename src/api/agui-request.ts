@@ -6,7 +6,7 @@
  * (those apply to the messages the run brings that the session has not seen).
  */
 import { z } from '../lib/zod';
-import { sessionIdSchema } from './turn-request';
+import { ifBusySchema, sessionIdSchema } from './turn-request';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const imagePart = z.object({
@@ -51,8 +51,11 @@ export const runAgentInputSchema = z.object({
   messages: z.array(aguiMessageSchema).max(10_000),
   tools: z.array(z.object({ name: z.string(), description: z.string().optional(), parameters: z.unknown().optional() })).optional(),
   resume: z.array(aguiResumeSchema).optional(),
-  /** `forwardedProps.model`: a model of `MODELS` for this run (`provider:model`). */
-  forwardedProps: z.object({ model: z.string().optional() }).loose().optional(),
+  /**
+   * `forwardedProps.model`: a model of `MODELS` for this run (`provider:model`); `ifBusy`: what the
+   * run does while another turn runs on the thread (as the turns API's).
+   */
+  forwardedProps: z.object({ model: z.string().optional(), ifBusy: ifBusySchema.optional() }).loose().optional(),
 });
 
 export type RunAgentInput = z.infer<typeof runAgentInputSchema>;

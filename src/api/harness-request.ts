@@ -7,7 +7,7 @@
 import { z } from '../lib/zod';
 import { confirmResultSchema, harnessContentBlockSchema, toolStateSchema } from '../protocol/harness-events';
 import { LIMITS } from './limits';
-import { clientToolSchema, sessionIdSchema } from './turn-request';
+import { clientToolSchema, ifBusySchema, sessionIdSchema } from './turn-request';
 
 /** A result the client ran, as the seed's `ToolResultBlock` (`metadata` and `state` optional here). */
 const toolResultInputSchema = z.strictObject({
@@ -33,6 +33,8 @@ export const harnessRequestSchema = z
     confirmResults: z.array(confirmResultSchema).max(LIMITS.messagesPerRequest).optional(),
     toolResults: z.array(toolResultInputSchema).max(LIMITS.messagesPerRequest).optional(),
     tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    /** While another run is busy on the session: as the turns API's `ifBusy` (a steered `input` shows as HINT_BLOCK). */
+    ifBusy: ifBusySchema.optional(),
   })
   .refine((body) => (body.input ?? '').trim() !== '' || (body.confirmResults?.length ?? 0) > 0 || (body.toolResults?.length ?? 0) > 0, {
     message: 'input must not be empty (unless the request brings confirmResults or toolResults).',

@@ -100,6 +100,7 @@ export const sessionViewSchema = z
       .optional(),
     running: z.boolean(),
     runningTurnId: z.string().optional(),
+    queuedTurns: z.array(z.strictObject({ turnId: z.string(), position: z.number().int().positive() })),
   })
   ;
 
@@ -116,7 +117,14 @@ export const cancelledTurnSchema = z
   .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() })
   ;
 
+/** `202` to `POST .../turns` with `ifBusy` `enqueue` (`queued`, with its place) or `steer` (`steered`, the running turn's id). */
+export const acceptedTurnSchema = z.union([
+  z.strictObject({ turnId: z.string(), status: z.literal('queued'), position: z.number().int().nonnegative() }),
+  z.strictObject({ turnId: z.string(), status: z.literal('steered') }),
+]);
+
 export type TurnBody = z.infer<typeof turnBodySchema>;
+export type AcceptedTurn = z.infer<typeof acceptedTurnSchema>;
 export type SessionViewBody = z.infer<typeof sessionViewSchema>;
 export type MessagesPage = z.infer<typeof messagesPageSchema>;
 export type TurnEvent = { [Name in TurnEventName]: { event: Name; data: z.infer<(typeof turnEventSchemas)[Name]> } }[TurnEventName];

@@ -7,7 +7,7 @@
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { z } from '../lib/zod';
 import { toolResultContentSchema } from './content';
-import { clientToolSchema, modelNameSchema, userInputContentSchema } from './turn-request';
+import { clientToolSchema, ifBusySchema, modelNameSchema, userInputContentSchema } from './turn-request';
 import { LIMITS } from './limits';
 
 const requestId = z.string().min(1).max(256).optional();
@@ -43,6 +43,8 @@ export const CLIENT_FRAME_SCHEMAS = {
      * resumes by itself) offers the last ones named; `[]` offers none.
      */
     tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    /** While a completion runs: as the turns API's `ifBusy` (`reject`, `enqueue`, `interrupt`, `steer`). */
+    if_busy: ifBusySchema.optional(),
   }),
   stop_completion: z.object({ type: z.literal('stop_completion'), request_id: requestId }),
   tool_confirmation_response: z.object({

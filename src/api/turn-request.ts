@@ -72,12 +72,25 @@ export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);
 /** The modes that stream: a turn's events can be followed in any of them. */
 export const sseModeSchema = streamModeSchema.exclude(['none']);
 
-export const turnRequestSchema = z.strictObject({
-  messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
-  tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
-  stream: streamModeSchema.default('none'),
-  model: modelNameSchema.optional(),
-});
+/**
+ * What a turn does when another runs on the session (docs/turns-api.md "A second message while a turn
+ * runs"): refuse (409), wait in the queue (202), cancel the running turn and run now, or hand its
+ * user messages to the running turn.
+ */
+export const ifBusySchema = z.enum(['reject', 'enqueue', 'interrupt', 'steer']);
+
+export const turnRequestSchema = z
+  .strictObject({
+    messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
+    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    stream: streamModeSchema.default('none'),
+    model: modelNameSchema.optional(),
+    ifBusy: ifBusySchema.default('reject'),
+  })
+  .refine((request) => request.ifBusy !== 'steer' || request.messages.every((message) => message.role === 'user'), {
+    message: 'A steered request brings user messages only.',
+    path: ['messages'],
+  });
 
 export type ClientTool = z.infer<typeof clientToolSchema>;
 export type ToolAnswer = z.infer<typeof toolAnswerSchema>;
@@ -86,3 +99,4 @@ export type InputMessage = z.infer<typeof inputMessageSchema>;
 export type StreamMode = z.infer<typeof streamModeSchema>;
 export type SseMode = z.infer<typeof sseModeSchema>;
 export type TurnRequest = z.infer<typeof turnRequestSchema>;
+export type IfBusy = z.infer<typeof ifBusySchema>;

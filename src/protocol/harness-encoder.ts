@@ -10,7 +10,7 @@
  * same events give the same ids.
  */
 import type { AgentEvent, PendingToolCall } from '../agent/events';
-import type { AssistantMessage, ToolResultContent } from '../api/content';
+import { plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
 import { nothing, tableEncoder, type EncoderTable, type WireEncoder } from './encoder';
 import { confirmOf, contentOf, dataBlock, externalOf, harnessUsage, microseconds, msgTimestamp, sumCalls, toolUse, uuidOf } from './harness-convert';
 import type { ConfirmResult, GenerateReason, HarnessContentBlock, HarnessEvent, ToolResultBlock, ToolUseBlock } from './harness-events';
@@ -51,6 +51,8 @@ class HarnessEncoding {
   /** Images the run's tools made: pushed to the user as data blocks with the final answer. */
   readonly images: Extract<HarnessContentBlock, { type: 'data' }>[] = [];
   callSeconds = 0;
+  /** Whether a model call has started: a user message after that was steered into the run. */
+  modelCalled = false;
   /** Each sub-agent's events, told by an encoder of their own with their source. */
   readonly subagents = new Map<string, WireEncoder<HarnessEvent>>();
 
@@ -125,7 +127,10 @@ class HarnessEncoding {
 /** Each model call and its blocks as they stream. */
 function streamHandlers(s: HarnessEncoding): Handlers<StreamTypes> {
   return {
-    'model-call-start': () => [...s.endAnswers(), s.make('MODEL_CALL_START', { replyId: s.replyId })],
+    'model-call-start': () => {
+      s.modelCalled = true;
+      return [...s.endAnswers(), s.make('MODEL_CALL_START', { replyId: s.replyId })];
+    },
     'model-call-end': (event) => {
       s.callSeconds += event.durationMs / 1000;
       return [s.make('MODEL_CALL_END', { replyId: s.replyId, usage: harnessUsage(event.usage, event.durationMs / 1000) })];
@@ -214,7 +219,11 @@ function runHandlers(s: HarnessEncoding): Handlers<Exclude<keyof EncoderTable<Ha
       s.idPrefix = (event.turnId.replace(/^turn_/, '') + '0'.repeat(24)).slice(0, 24);
       return [s.make('AGENT_START', { sessionId: s.run.sessionId, replyId: s.replyId, name: s.run.agentName ?? 'assistant', role: 'assistant' })];
     },
-    'input-message': () => s.endAnswers(),
+    // A user message steered into the run while it answered (ifBusy "steer"): a note in the stream.
+    'input-message': (event) => {
+      if (!s.modelCalled || event.message.role !== 'user') return s.endAnswers();
+      return [s.make('HINT_BLOCK', { replyId: s.replyId, blockId: `hint-${s.counter}`, hintSource: 'user', hint: plainText(event.message.content) })];
+    },
     'assistant-message': (event) => {
       s.lastMessage = event.message;
       return [];

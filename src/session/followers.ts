@@ -6,7 +6,7 @@
  */
 import { sseModeSchema, type SseMode, type StreamMode } from '../api/turn-request';
 import { harnessFraming, type HarnessFormat } from '../transport/harness-framing';
-import { createSseStream, type Framing, type LagBound } from '../transport/sse-stream';
+import { createSseStream, SSE_FRAMING, type Framing, type LagBound } from '../transport/sse-stream';
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createAguiEncoder } from '../protocol/agui-encoder';
 import { createHarnessEncoder } from '../protocol/harness-encoder';
@@ -58,19 +58,30 @@ export function createFollower(mode: StreamMode, after = 0): Follower {
   return mode === 'none' ? jsonFollower() : sseFollower(sseEncoderFor(mode), after);
 }
 
+/** The heartbeat of a stream whose turn waits in the queue: `: queued`, until the turn starts. */
+const QUEUED_HEARTBEAT = ': queued\n\n';
+
+/** A follower of a turn that waits in the queue: told so at once and at every heartbeat, then its events. */
+export function queuedFollower(mode: SseMode, after: number): Follower {
+  return sseFollower(sseEncoderFor(mode), after, undefined, true, true);
+}
+
+/** Where a door's follower starts: after event `after`; `queued`: its turn waits in the queue. */
+export type FollowFrom = { after?: number; queued?: boolean };
+
 /** The wire format of each streaming mode: a pure encoder of the turn's events. */
 export function sseEncoderFor(mode: SseMode): WireEncoder<SseItem> {
   return mode === 'pi' ? typedSse(createPiEncoder()) : createTurnsSseEncoder(mode);
 }
 
 /** The follower of an AG-UI run (`POST /ag-ui`): its events over SSE. */
-export function aguiFollower(run: { threadId: string; runId: string }): Follower {
-  return sseFollower(typedSse(createAguiEncoder(run)), 0);
+export function aguiFollower(run: { threadId: string; runId: string }, from: FollowFrom = {}): Follower {
+  return sseFollower(typedSse(createAguiEncoder(run)), from.after ?? 0, undefined, true, from.queued);
 }
 
 /** The follower of a Harness run (`POST /harness/chat`): its events as SSE `data:` lines or a JSON array. */
-export function harnessFollower(sessionId: string, format: HarnessFormat): Follower {
-  return sseFollower(typedSse(createHarnessEncoder({ sessionId, now: Date.now })), 0, harnessFraming(format));
+export function harnessFollower(sessionId: string, format: HarnessFormat, from: FollowFrom = {}): Follower {
+  return sseFollower(typedSse(createHarnessEncoder({ sessionId, now: Date.now })), from.after ?? 0, harnessFraming(format), true, from.queued);
 }
 
 /**
@@ -83,11 +94,21 @@ export function eventsFollower(): Follower {
   return sseFollower(lines, 0, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' }, false);
 }
 
-function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing, bounded = true): Follower {
+function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing, bounded = true, queued = false): Follower {
   // Encoders see every event, so that any state they keep is right; only later ones are written.
   const sse = createSseStream({ ...(framing ? { framing } : {}), ...(bounded ? { lag: LAG } : {}) });
+  // Only a framing whose heartbeat is an SSE comment can say `: queued` (not the Harness JSON array).
+  let waiting = queued && (framing ?? SSE_FRAMING).heartbeat.startsWith(':');
+  if (waiting) {
+    sse.comment('queued');
+    sse.setHeartbeat(QUEUED_HEARTBEAT);
+  }
   return {
     deliver({ seq, event }) {
+      if (waiting) {
+        waiting = false;
+        sse.setHeartbeat((framing ?? SSE_FRAMING).heartbeat);
+      }
       const items = encoder.encode(event);
       if (seq <= after) return;
       for (const item of items) sse.send(item, String(seq));

@@ -24,6 +24,8 @@ export class Housekeeping {
     private readonly storage: DurableObjectStorage,
     private readonly stores: SessionStores,
     private readonly turnRunning: () => boolean,
+    /** Once no turn runs: the queue may start its next turn (after an eviction, nothing else wakes it). */
+    private readonly idle: () => void,
   ) {}
 
   /** A turn started: the alarm keeps the object awake while it runs. */
@@ -43,6 +45,8 @@ export class Housekeeping {
     this.alarmAt = undefined; // it fired
     if (this.turnRunning()) return this.setAlarm(Date.now() + KEEPALIVE_MS);
     closeCutTurns(this.stores);
+    this.idle();
+    if (this.turnRunning()) return;
     const nextEnd = this.stores.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
     if (nextEnd === undefined) return this.deleteAlarm();
     return this.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);

@@ -7,6 +7,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { TurnOutcome } from '../agent/run-turn';
+import type { UserMessage } from '../api/content';
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
 import type { SseMode, TurnRequest } from '../api/turn-request';
@@ -17,7 +18,7 @@ import type { ModelHandle } from '../providers/types';
 import type { PermissionRule } from '../tools/permission-rules';
 import type { HarnessFormat } from '../transport/harness-framing';
 import { aguiRun } from './agui-door';
-import { aguiFollower, createFollower, eventsFollower, harnessFollower, storedSseMode, streamOf, type StartedTurn } from './followers';
+import { aguiFollower, eventsFollower, harnessFollower, queuedFollower, storedSseMode, streamOf } from './followers';
 import { Housekeeping } from './housekeeping';
 import { userOfObjectName } from './object-name';
 import { closeCutTurns } from './recovery';
@@ -30,13 +31,10 @@ import type { TurnRow } from './store/turns';
 import { subagentRunner, type ChildSession } from './subagents';
 import { Titles } from './titles';
 import { Toolsets } from './toolsets';
+import { TurnQueue } from './turn-queue';
 import { TurnRunner, type Door } from './turn-runner';
+import { admit, followerOf, startTurnsApiTurn, type Session, type StartTurnArgs, type TurnStarted } from './turns-door';
 
-export { IDEMPOTENCY_WINDOW_MS } from './turn-runner';
-export type { Failure, Result } from './result';
-
-export type StartTurnArgs = { sessionId: string; request: TurnRequest; model: string; idempotency?: { key: string; hash: string } };
-export type TurnStarted = StartedTurn & { replayed: boolean };
 export type SessionView = SessionSummary & { sessionId: string; running: boolean; runningTurnId?: string };
 export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
 type Stream = { body: ReadableStream<Uint8Array> };
@@ -46,6 +44,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly hub: SocketHub;
   private readonly door: SocketDoor;
   private readonly runner: TurnRunner;
+  private readonly queue: TurnQueue;
   private readonly titles: Titles;
   private readonly housekeeping: Housekeeping;
   private readonly toolsets = new Toolsets();
@@ -55,7 +54,7 @@ export class SessionObject extends DurableObject<Env> {
     this.stores = openStores(ctx.storage);
     this.hub = new SocketHub(ctx);
     this.titles = new Titles(this.stores, (event) => this.hub.tell(event));
-    this.housekeeping = new Housekeeping(ctx.storage, this.stores, () => this.runner.runningTurnId !== undefined);
+    this.housekeeping = new Housekeeping(ctx.storage, this.stores, () => this.runner.runningTurnId !== undefined, () => void this.queue.drain());
     this.runner = new TurnRunner({
       stores: this.stores,
       bindings: env.AI ? { ai: env.AI } : {},
@@ -65,14 +64,15 @@ export class SessionObject extends DurableObject<Env> {
       subagents: (sessionId, model, rules, config) =>
         subagentRunner({ sessionId, userId: this.userId(), model, rules, config, child: (name) => env.SESSIONS.getByName(name) as unknown as ChildSession }),
       started: () => this.housekeeping.keepAwake(),
-      ended: (door, outcome, model, config) => this.afterTurn(door, outcome, model, config),
+      ended: (door, outcome, model, config, steered) => this.afterTurn(door, outcome, model, config, steered),
       userId: () => this.userId(),
     });
+    this.queue = new TurnQueue({ stores: this.stores, runner: this.runner, maxQueued: () => readConfig(env).maxQueuedTurns, keepAwake: () => this.housekeeping.keepAwake() });
     this.door = new SocketDoor({
       env,
       stores: this.stores,
       isRunning: () => this.runner.runningTurnId !== undefined,
-      launch: (request, door) => this.runner.launch(request, door),
+      admit: (request, door) => admit(this.session(), request, door, undefined, false),
       stop: () => this.runner.stop(),
       send: (socket, frame) => this.hub.send(socket, frame),
       close: (socket, code, reason) => closeQuietly(socket, code, reason),
@@ -87,14 +87,9 @@ export class SessionObject extends DurableObject<Env> {
 
   // --- the doors: how each reads its request, and which follower listens ---------------------------
 
+  /** The turns API (`POST .../turns`), with its policy for a session that is busy (`turns-door.ts`). */
   async startTurn(args: StartTurnArgs): Promise<Result<TurnStarted>> {
-    return guard(async () => {
-      const follower = createFollower(args.request.stream);
-      const launched = await this.runner.launch(args.request, { sessionId: args.sessionId, model: args.model, follower, ...(args.idempotency ? { idempotency: args.idempotency } : {}) });
-      // A retry with a known key runs nothing: it follows (or replays) the turn the key started.
-      if ('replay' in launched) return { ...(await this.runner.follow(launched.replay, args.request.stream, 0).result()), replayed: true };
-      return { ...(await follower.result()), replayed: false };
-    });
+    return guard(() => startTurnsApiTurn(args, this.session()));
   }
 
   /**
@@ -104,19 +99,21 @@ export class SessionObject extends DurableObject<Env> {
   async startAguiRun(args: { sessionId: string; input: RunAgentInput; model: string }): Promise<Result<Stream & { turnId: string }>> {
     return guard(async () => {
       const run = aguiRun(args.input, this.stores);
-      const follower = aguiFollower({ threadId: args.input.threadId, runId: args.input.runId });
-      const launched = await this.runner.launch(run.request, { sessionId: args.sessionId, model: args.model, follower });
+      const door = { sessionId: args.sessionId, model: args.model, ifBusy: args.input.forwardedProps?.ifBusy ?? 'reject' };
+      const admitted = await admit(this.session(), run.request, door, (from) => aguiFollower({ threadId: args.input.threadId, runId: args.input.runId }, from), true);
       run.taken();
-      return { ...(await streamOf(follower)), turnId: 'turnId' in launched ? launched.turnId : '' };
+      // The Worker cancels this turn if the client leaves: never a running turn it only joined.
+      const turnId = admitted.kind === 'started' ? admitted.turnId : admitted.kind === 'queued' ? admitted.body.turnId : '';
+      return { ...(await streamOf(followerOf(admitted))), turnId };
     });
   }
 
   /** A Harness run (`POST /harness/chat`): a turn whose events go out as seed 001's, in either format. */
   async startHarnessRun(args: { sessionId: string; request: TurnRequest; model: string; format: HarnessFormat; sampling?: { temperature?: number } }): Promise<Result<Stream>> {
     return guard(async () => {
-      const follower = harnessFollower(args.sessionId, args.format);
-      await this.runner.launch(args.request, { sessionId: args.sessionId, model: args.model, follower, ...(args.sampling ? { sampling: args.sampling } : {}) });
-      return streamOf(follower);
+      const door = { sessionId: args.sessionId, model: args.model, ifBusy: args.request.ifBusy, ...(args.sampling ? { sampling: args.sampling } : {}) };
+      const admitted = await admit(this.session(), args.request, door, (from) => harnessFollower(args.sessionId, args.format, from), true);
+      return streamOf(followerOf(admitted));
     });
   }
 
@@ -127,7 +124,7 @@ export class SessionObject extends DurableObject<Env> {
   async runSubagent(args: { sessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<Stream>> {
     return guard(async () => {
       const follower = eventsFollower();
-      const request: TurnRequest = { messages: [{ role: 'user', content: args.task }], stream: 'none' };
+      const request: TurnRequest = { messages: [{ role: 'user', content: args.task }], stream: 'none', ifBusy: 'reject' };
       await this.runner.launch(request, { sessionId: args.sessionId, model: args.model, follower, subagent: { rules: args.rules } });
       return streamOf(follower);
     });
@@ -139,7 +136,8 @@ export class SessionObject extends DurableObject<Env> {
   async followTurn(turnId: string, after: number, mode: SseMode | undefined): Promise<Result<Stream>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
-      return streamOf(this.runner.follow(turn, mode ?? storedSseMode(turn.mode), after));
+      const sseMode = mode ?? storedSseMode(turn.mode);
+      return streamOf(turn.status === 'queued' ? this.queue.follow(turnId, queuedFollower(sseMode, after)) : this.runner.follow(turn, sseMode, after));
     });
   }
 
@@ -147,14 +145,13 @@ export class SessionObject extends DurableObject<Env> {
   async cancelTurn(turnId: string): Promise<Result<{ turn: CancelledTurn }>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
+      if (turn.status === 'queued' && this.queue.cancel(turnId)) return { turn: { turnId, status: 'cancelled', stopReason: 'error' } };
       if (this.runner.runningTurnId !== turnId) {
         throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}).`, { details: { status: turn.status } });
       }
       await this.runner.stop();
       const ended = this.stores.turns.turn(turnId);
-      const result: CancelledTurn = { turnId, status: ended?.status ?? 'cancelled' };
-      if (ended?.stopReason) result.stopReason = ended.stopReason;
-      return { turn: result };
+      return { turn: { turnId, status: ended?.status ?? 'cancelled', ...(ended?.stopReason ? { stopReason: ended.stopReason } : {}) } satisfies CancelledTurn };
     });
   }
 
@@ -162,9 +159,7 @@ export class SessionObject extends DurableObject<Env> {
     return guard(async () => {
       this.requireSession();
       const runningTurnId = this.runner.runningTurnId;
-      const session: SessionView = { sessionId, ...summarize(this.stores), running: runningTurnId !== undefined };
-      if (runningTurnId) session.runningTurnId = runningTurnId;
-      return { session };
+      return { session: { sessionId, ...summarize(this.stores), running: runningTurnId !== undefined, ...(runningTurnId ? { runningTurnId } : {}) } satisfies SessionView };
     });
   }
 
@@ -216,14 +211,24 @@ export class SessionObject extends DurableObject<Env> {
 
   // --- inside ----------------------------------------------------------------------------------------
 
-  /** After a turn: answers staged on a socket while it ran may complete the set; a new session gets its title. */
-  private afterTurn(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
+  /**
+   * After a turn: steered messages it did not take wait as a turn of their own; answers staged on a
+   * socket while it ran may complete the set; a new session gets its title; the queue goes on.
+   */
+  private afterTurn(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config, steered: UserMessage[]): void {
     this.housekeeping.turnEnded();
-    if (!outcome) return;
-    this.door.resumeIfAnswered(door.sessionId, door.socket?.requestId ?? null).catch((error) => {
-      if (!(error instanceof ApiError)) console.error('socket resume failed', error);
-    });
-    if (config.titles && outcome.stopReason === 'end_turn') void this.titles.name(door.sessionId, model);
+    if (steered.length > 0) this.queue.enqueue({ messages: steered, stream: 'none', ifBusy: 'reject' }, { sessionId: door.sessionId, model: door.model }, false);
+    if (outcome) {
+      this.door.resumeIfAnswered(door.sessionId, door.socket?.requestId ?? null).catch((error) => {
+        if (!(error instanceof ApiError)) console.error('socket resume failed', error);
+      });
+      if (config.titles && outcome.stopReason === 'end_turn') void this.titles.name(door.sessionId, model);
+    }
+    void this.queue.drain();
+  }
+
+  private session(): Session {
+    return { stores: this.stores, runner: this.runner, queue: this.queue };
   }
 
   private userId(): string {

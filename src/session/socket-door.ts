@@ -9,17 +9,20 @@ import type { PendingToolCall } from '../agent/events';
 import type { AppendMessageFrame, RequestCompletionFrame, ToolConfirmationFrame } from '../api/socket-client-frames';
 import { parseClientFrame } from '../api/socket-client-frames';
 import { checkToolNames } from '../api/tool-names';
-import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/turn-request';
+import { turnRequestSchema, type IfBusy, type InputMessage, type TurnRequest } from '../api/turn-request';
 import { LIMITS } from '../api/limits';
 import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
 import { takeRateLimit } from '../limits/rate-limit';
 import { ApiError, invalidRequest } from '../lib/errors';
 import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
+
+const notice = (message: string): ServerFrame => ({ type: 'system_notification', message });
 import { defaultTools } from '../tools/default-tools';
 import type { CompletionOptions } from './store/staged';
 import type { SessionStores } from './store/stores';
-import type { Door, Launched } from './turn-runner';
+import type { Door } from './turn-runner';
+import type { Admitted } from './turns-door';
 
 /** The header names by which the Worker hands an authenticated upgrade to the session object. */
 export const SOCKET_SESSION_HEADER = 'x-session-id';
@@ -44,8 +47,8 @@ export interface SocketHost {
   readonly env: Env;
   readonly stores: SessionStores;
   isRunning(): boolean;
-  /** The one launcher (`TurnRunner.launch`); throws `ApiError` when the turn is refused. */
-  launch(request: () => TurnRequest | undefined, door: Door): Promise<Launched>;
+  /** The one launcher, under the completion's policy while another runs (`turns-door.ts`); throws `ApiError` when refused. */
+  admit(request: () => TurnRequest | undefined, door: Omit<Door, 'follower'> & { ifBusy: IfBusy }): Promise<Admitted>;
   /** Cancels the running turn and resolves when it has stopped. */
   stop(): Promise<void>;
   send(socket: WebSocket, frame: ServerFrame): void;
@@ -86,7 +89,7 @@ export class SocketDoor {
         case 'append_message':
           return await this.append(socket, frame, attachment);
         case 'request_completion':
-          return await this.complete(frame, attachment);
+          return await this.complete(socket, frame, attachment);
         case 'stop_completion':
           if (!this.host.isRunning()) throw new ApiError(409, 'no_completion_running', 'No completion is running in this session.');
           return await this.host.stop();
@@ -136,19 +139,25 @@ export class SocketDoor {
     return this.resumeIfAnswered(sessionId, frame.request_id ?? null);
   }
 
-  private async complete(frame: RequestCompletionFrame, { sessionId }: SocketAttachment): Promise<void> {
+  private async complete(socket: WebSocket, frame: RequestCompletionFrame, { sessionId }: SocketAttachment): Promise<void> {
     const config = readConfig(this.host.env);
     const model = pickModel(config, frame.model);
     // A front-end names its tools once: a completion that names none keeps the last ones.
     const tools = frame.tools ?? this.host.stores.staged.options()?.tools ?? [];
     checkToolNames(tools, defaultTools.names());
-    if (this.host.isRunning()) throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, or stop it.');
+    const ifBusy = frame.if_busy ?? 'reject';
+    if (this.host.isRunning() && ifBusy === 'reject') {
+      throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, stop it, or ask again with "if_busy": "enqueue", "interrupt" or "steer".');
+    }
     const pending = this.pending();
     if (pending.length === 0 && this.current(pending).length === 0) {
       throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
     }
     const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
-    await this.start(sessionId, options, frame.request_id ?? null, () => true);
+    const admitted = await this.start(sessionId, options, frame.request_id ?? null, () => true, ifBusy);
+    // Queued or steered: said to the socket that asked; the completion's frames come to every socket as it runs.
+    if (admitted?.kind === 'queued') this.host.send(socket, notice(`Queued at position ${admitted.body.position}: it runs after the completion that is running.`));
+    if (admitted?.kind === 'steered') this.host.send(socket, notice('Handed to the running completion, which takes it after its current step.'));
   }
 
   /**
@@ -156,7 +165,7 @@ export class SocketDoor {
    * staged is read once the tools are known, and `still` says whether the start is still due
    * (another frame may have started a turn meanwhile), so nothing is lost or taken twice.
    */
-  private async start(sessionId: string, options: CompletionOptions, requestId: string | null, still: () => boolean): Promise<void> {
+  private async start(sessionId: string, options: CompletionOptions, requestId: string | null, still: () => boolean, ifBusy: IfBusy = 'reject'): Promise<Admitted | undefined> {
     const model = options.model ?? readConfig(this.host.env).defaultModel;
     const request = (): TurnRequest | undefined => {
       if (!still()) return undefined;
@@ -167,10 +176,11 @@ export class SocketDoor {
       if (!checked.success) throw invalidRequest('The completion', checked.error.issues);
       return checked.data;
     };
-    const launched = await this.host.launch(request, { sessionId, model, socket: { requestId, reasoning: options.reasoning } });
-    if (!('turnId' in launched)) return;
+    const admitted = await this.host.admit(request, { sessionId, model, socket: { requestId, reasoning: options.reasoning }, ifBusy });
+    if (admitted.kind === 'started' && admitted.turnId === '') return undefined;
     this.host.stores.staged.setOptions(options);
     this.host.stores.staged.clear();
+    return admitted;
   }
 
   /** Stages a message, within the bounds of one turn request. */

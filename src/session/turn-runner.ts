@@ -9,6 +9,7 @@
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
 import { runTurn, type ResolvedAnswer, type TurnInput, type TurnOutcome } from '../agent/run-turn';
 import { emptyUsage } from '../agent/usage';
+import type { UserMessage } from '../api/content';
 import { checkToolNames } from '../api/tool-names';
 import type { StreamMode, TurnRequest } from '../api/turn-request';
 import type { Config } from '../config';
@@ -45,6 +46,8 @@ export type Door = {
   idempotency?: { key: string; hash: string };
   /** A sub-agent's turn: its tools lack `agent_spawn`, and it takes the rules of the session that spawned it. */
   subagent?: { rules: PermissionRule[] };
+  /** A queued turn that starts: its id, and the followers that waited for it (read as it starts). */
+  queued?: { turnId: string; followers: () => Listener[] };
 };
 
 /** What `launch` did: started a turn, found the turn a retried key started, or found nothing to start. */
@@ -62,7 +65,8 @@ export interface RunnerHost {
   subagents(sessionId: string, model: string, rules: PermissionRule[], config: Config): SubagentRunner;
   /** A turn started (keep the object awake), and one ended (what follows a turn). */
   started(): void;
-  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
+  /** `steered`: user messages steered in that the turn did not take (they become a turn of their own). */
+  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config, steered: UserMessage[]): void;
   userId(): string;
 }
 
@@ -72,6 +76,8 @@ type RunningTurn = {
   /** Settles once the turn has ended and been cleaned up; never rejects. */
   done: Promise<void>;
   output: TurnOutput;
+  /** User messages steered in (ifBusy "steer"), which the loop takes at its next step boundary. */
+  inbox: UserMessage[];
 };
 
 export class TurnRunner {
@@ -81,6 +87,13 @@ export class TurnRunner {
 
   get runningTurnId(): string | undefined {
     return this.running?.turnId;
+  }
+
+  /** Hands user messages to the running turn (ifBusy "steer"); the turn's id, or undefined when none runs. */
+  steer(messages: UserMessage[]): string | undefined {
+    if (!this.running) return undefined;
+    this.running.inbox.push(...messages);
+    return this.running.turnId;
   }
 
   /**
@@ -116,7 +129,7 @@ export class TurnRunner {
     const { stores } = this.host;
     const config = this.host.config();
     const pending = stores.meta.exists() ? stores.history.pendingCalls() : [];
-    const { answers, newMessages } = validateTurn(request, pending, this.running !== undefined);
+    const { answers, newMessages } = validateTurn(request, pending, this.running?.turnId);
     checkToolNames(request.tools ?? [], tools.registry.names());
     const model = resolveModel(door.model, config, this.host.bindings);
 
@@ -127,11 +140,14 @@ export class TurnRunner {
     // or asked there is denied or asked here, in this turn and in any the user later runs here.
     if (door.subagent) stores.side.addRules(door.subagent.rules);
     const rules = stores.side.rules();
-    const turnId = newId('turn');
-    stores.turns.beginTurn(turnId, model.id, request.stream, door.idempotency);
+    const turnId = door.queued?.turnId ?? newId('turn');
+    if (door.queued) stores.turns.startQueued(turnId, model.id);
+    else stores.turns.beginTurn(turnId, model.id, request.stream, door.idempotency);
     const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId));
     output.add(this.host.sessionListener(door, config));
     if (door.follower) output.add(door.follower);
+    for (const follower of door.queued?.followers() ?? []) output.add(follower);
+    const inbox: UserMessage[] = [];
     const controller = new AbortController();
     const started = Date.now();
     const tokenBudget = config.turnTokenBudget(model.id);
@@ -154,14 +170,15 @@ export class TurnRunner {
       ...(door.sampling ? { sampling: door.sampling } : {}),
       rules,
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+      steering: { take: () => inbox.splice(0) },
     })
       .catch((cause: unknown) => {
         console.error('turn crashed', turnId, cause);
         return undefined;
       })
-      .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
+      .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools, inbox }))
       .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
-    this.running = { turnId, controller, done, output };
+    this.running = { turnId, controller, done, output, inbox };
     this.host.started();
     return turnId;
   }
@@ -180,6 +197,7 @@ export class TurnRunner {
     outcome: TurnOutcome | undefined;
     started: number;
     tools: Toolset;
+    inbox: UserMessage[];
   }): Promise<void> {
     const { door, turnId, model, outcome, output, tools } = ended;
     try {
@@ -201,7 +219,7 @@ export class TurnRunner {
     } finally {
       this.running = undefined;
     }
-    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config));
+    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config, ended.inbox.splice(0)));
   }
 
   /** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
@@ -238,22 +256,31 @@ export class TurnRunner {
     };
   }
 
-  /**
-   * A follower for a turn: everything logged so far, then the live events if the turn runs. Read
-   * and attach happen with no await between them, so nothing is missed or delivered twice.
-   */
+  /** A follower of a turn in a turns API stream mode, from after event `after`. */
   follow(turn: TurnRow, mode: StreamMode, after: number): Follower {
+    return this.attach(turn, createFollower(mode, after));
+  }
+
+  /**
+   * Attaches a door's follower to a turn: everything logged so far, then the live events if the turn
+   * runs. Read and attach happen with no await between them, so nothing is missed or delivered twice.
+   */
+  attach(turn: TurnRow, follower: Follower): Follower {
     if (turn.eventsPruned) throw new ApiError(410, 'events_expired', `The events of turn ${turn.turnId} are no longer kept.`);
     const running = this.running?.turnId === turn.turnId ? this.running : undefined;
     if (running && running.output.size >= MAX_FOLLOWERS) {
       throw new ApiError(429, 'too_many_followers', `This turn has ${MAX_FOLLOWERS} followers already; close one, or follow it after it ends.`);
     }
-    const follower = createFollower(mode, after);
     const logged: LoggedEvent[] = running ? running.output.log.read() : readStoredEvents(this.host.stores.turns, turn.turnId);
     for (const entry of logged) follower.deliver(entry);
     if (running) running.output.add(follower);
     else follower.close();
     return follower;
+  }
+
+  /** The id of the running turn's last event so far: a follower from now on starts after it. */
+  get runningLastSeq(): number {
+    return this.running?.output.log.lastSeq ?? 0;
   }
 
   /** Stops the running turn, if any: the abort reaches the model call and running tools; resolves once it ended. */

@@ -12,8 +12,15 @@ import { ApiError } from '../lib/errors';
 
 export type ValidatedTurn = { answers: ResolvedAnswer[]; newMessages: (UserMessage | SystemMessage)[] };
 
-export function validateTurn(request: TurnRequest, pending: PendingToolCall[], busy: boolean): ValidatedTurn {
-  if (busy) throw new ApiError(409, 'session_busy', 'A turn is already running in this session. Wait for its turn_stop, then send the next one.');
+export function validateTurn(request: TurnRequest, pending: PendingToolCall[], runningTurnId: string | undefined): ValidatedTurn {
+  if (runningTurnId !== undefined) {
+    throw new ApiError(
+      409,
+      'session_busy',
+      'A turn is already running in this session. Wait for its turn_stop, or send the request again with "ifBusy": "enqueue", "interrupt" or "steer".',
+      { details: { runningTurnId } },
+    );
+  }
 
   const byId = new Map(pending.map((call) => [call.toolCallId, call]));
   const answered = new Map<string, ToolAnswer>();

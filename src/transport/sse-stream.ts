@@ -21,6 +21,10 @@ const MAX_BATCH_CHARS = 64 * 1024;
 export type SseStream = {
   readable: ReadableStream<Uint8Array>;
   send(item: SseItem, id: string): void;
+  /** A comment line (`: text`), which clients skip: a sign of life that is not an event. */
+  comment(text: string): void;
+  /** What the heartbeat says from now on (a queued turn's followers hear `: queued` until it starts). */
+  setHeartbeat(text: string): void;
   close(): void;
 };
 
@@ -95,9 +99,10 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
     }
   };
   // One timer for the stream's life, not one per event: it beats only if nothing was sent since it last fired.
+  let heartbeatText = framing.heartbeat;
   const beat = () => {
     if (!open) return;
-    if (!sentSinceBeat) queue(framing.heartbeat);
+    if (!sentSinceBeat) queue(heartbeatText);
     sentSinceBeat = false;
     heartbeat = setTimeout(beat, heartbeatMs);
   };
@@ -109,6 +114,12 @@ export function createSseStream(options: { heartbeatMs?: number; onGone?: () => 
     send(item, id) {
       queue(framing.item(item, id));
       lastId = id;
+    },
+    comment(text) {
+      queue(`: ${text}\n\n`);
+    },
+    setHeartbeat(text) {
+      heartbeatText = text;
     },
     close() {
       if (heartbeat !== undefined) clearTimeout(heartbeat);

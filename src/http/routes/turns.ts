@@ -27,6 +27,8 @@ export async function postTurn(request: AuthedRequest, env: Env): Promise<Respon
   if (!result.ok) return jsonError(result.status, result.body);
   const replayed: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
   if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
+  // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
+  if (result.kind === 'accepted') return Response.json(result.body, { status: 202, headers: replayed });
   return new Response(result.body, { headers: { ...SSE_HEADERS, ...replayed } });
 }
 

@@ -108,4 +108,10 @@ export const MIGRATIONS: string[][] = [
     `CREATE INDEX turns_with_events ON turns (ended_at) WHERE events_pruned = 0`,
     `CREATE INDEX turns_by_start ON turns (started_at)`,
   ],
+  [
+    // Turns that wait for the session (ifBusy "enqueue", steered messages the running turn could not
+    // take): their requests, in order. Their turn rows say `queued` until they start.
+    `CREATE TABLE turn_queue (position INTEGER PRIMARY KEY AUTOINCREMENT, turn_id TEXT NOT NULL UNIQUE, request TEXT NOT NULL, model TEXT NOT NULL)`,
+    `ALTER TABLE turns ADD COLUMN enqueued INTEGER NOT NULL DEFAULT 0`,
+  ],
 ];

@@ -6,6 +6,7 @@ import type { PendingToolCall } from '../../agent/events';
 import type { Usage } from '../../agent/usage';
 import { HistoryStore } from './history';
 import { SessionMeta } from './meta';
+import { QueueStore, type QueuePosition } from './queue';
 import { SideTables } from './side-tables';
 import { SocketStore } from './staged';
 import { TurnStore, type LastTurn } from './turns';
@@ -16,11 +17,12 @@ export type SessionStores = {
   side: SideTables;
   turns: TurnStore;
   staged: SocketStore;
+  queue: QueueStore;
 };
 
 export function openStores(storage: DurableObjectStorage): SessionStores {
   const meta = new SessionMeta(storage);
-  return { meta, history: new HistoryStore(storage, meta), side: new SideTables(storage, meta), turns: new TurnStore(storage, meta), staged: new SocketStore(storage) };
+  return { meta, history: new HistoryStore(storage, meta), side: new SideTables(storage, meta), turns: new TurnStore(storage, meta), staged: new SocketStore(storage), queue: new QueueStore(storage, meta) };
 }
 
 export type SessionSummary = {
@@ -32,10 +34,12 @@ export type SessionSummary = {
   pendingToolCalls: PendingToolCall[];
   usage: Usage;
   lastTurn?: LastTurn;
+  /** The turns waiting for the session, first to run first. */
+  queuedTurns: QueuePosition[];
 };
 
 /** What `GET /sessions/{id}` tells of a session that exists. */
-export function summarize({ meta, history, turns }: SessionStores): SessionSummary {
+export function summarize({ meta, history, turns, queue }: SessionStores): SessionSummary {
   const title = meta.title();
   const lastTurn = turns.last();
   return {
@@ -45,5 +49,6 @@ export function summarize({ meta, history, turns }: SessionStores): SessionSumma
     pendingToolCalls: history.pendingCalls(),
     usage: meta.usage(),
     ...(lastTurn ? { lastTurn } : {}),
+    queuedTurns: queue.positions(),
   };
 }

@@ -14,6 +14,8 @@ export type TurnRow = {
   endedAt: number | null;
   requestHash: string | null;
   eventsPruned: boolean;
+  /** Whether the request that made it was queued (ifBusy "enqueue"): a retry with its key answers 202 again. */
+  enqueued: boolean;
   stopReason: string | null;
 };
 
@@ -27,9 +29,10 @@ type TurnRecord = {
   request_hash: string | null;
   events_pruned: number;
   stop_reason: string | null;
+  enqueued: number;
 };
 
-const TURN_COLUMNS = 'turn_id, status, model, mode, started_at, ended_at, request_hash, events_pruned, stop_reason';
+const TURN_COLUMNS = 'turn_id, status, model, mode, started_at, ended_at, request_hash, events_pruned, stop_reason, enqueued';
 
 function toTurnRow(row: TurnRecord): TurnRow {
   return {
@@ -42,6 +45,7 @@ function toTurnRow(row: TurnRecord): TurnRow {
     requestHash: row.request_hash,
     eventsPruned: row.events_pruned === 1,
     stopReason: row.stop_reason,
+    enqueued: row.enqueued === 1,
   };
 }
 
@@ -75,6 +79,25 @@ export class TurnStore {
     if (!this.session.exists()) return undefined;
     const row = this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`, turnId).toArray()[0];
     return row && toTurnRow(row);
+  }
+
+  /** A turn that waits in the queue (`QueueStore`): its row says `queued` until it starts. */
+  queueTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
+    this.sql.exec(
+      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash, enqueued) VALUES (?, 'queued', ?, ?, ?, ?, ?, 1)`,
+      turnId,
+      model,
+      mode,
+      this.now(),
+      idempotency?.key ?? null,
+      idempotency?.hash ?? null,
+    );
+    this.session.touch();
+  }
+
+  /** A queued turn starts. */
+  startQueued(turnId: string, model: string): void {
+    this.sql.exec(`UPDATE turns SET status = 'running', model = ?, started_at = ? WHERE turn_id = ?`, model, this.now(), turnId);
   }
 
   /** The turn a key started, if it started after `since` (keys live for a while, then are forgotten). */
@@ -126,7 +149,7 @@ export class TurnStore {
   prune(before: number, keepTurns: number): number | undefined {
     if (!this.session.exists()) return undefined;
     this.storage.transactionSync(() => {
-      const stale = `SELECT turn_id FROM turns WHERE status != 'running' AND events_pruned = 0 AND (ended_at < ?1 OR (idempotency_key IS NULL AND turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2)))`;
+      const stale = `SELECT turn_id FROM turns WHERE status NOT IN ('running', 'queued') AND events_pruned = 0 AND (ended_at < ?1 OR (idempotency_key IS NULL AND turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2)))`;
       this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });

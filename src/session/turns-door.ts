@@ -1,0 +1,102 @@
+/**
+ * What a door does with a turn while another runs (`ifBusy`; on an idle session every policy is a
+ * plain turn), the same for every door, each door answering in its own words:
+ * - `reject`: `409 session_busy`, naming the running turn;
+ * - `enqueue`: the turn waits its turn (`turn-queue.ts`); the turns API answers `202 {turnId,
+ *   status: "queued", position}`, a streaming door streams it once it runs;
+ * - `interrupt`: the running turn is cancelled as by its cancel route, then this one runs at once,
+ *   ahead of the queue;
+ * - `steer`: its user messages go to the running turn, which takes them at its next step boundary;
+ *   the turns API answers `202 {turnId: <the running turn>, status: "steered"}`, a streaming door
+ *   follows the running turn from there.
+ * And the turns API's own door (`POST /sessions/{id}/turns`): a retry with an `Idempotency-Key` runs
+ * nothing again, and an enqueued request answers its `202` again.
+ */
+import type { UserMessage } from '../api/content';
+import type { AcceptedTurn } from '../api/responses';
+import type { IfBusy, TurnRequest } from '../api/turn-request';
+import { createFollower, type Follower, type FollowFrom, type StartedTurn } from './followers';
+import type { SessionStores } from './store/stores';
+import type { TurnRow } from './store/turns';
+import type { Queued, TurnQueue } from './turn-queue';
+import { IDEMPOTENCY_WINDOW_MS, type Door, type TurnRunner } from './turn-runner';
+
+export type Session = { stores: SessionStores; runner: TurnRunner; queue: TurnQueue };
+type Steered = Extract<AcceptedTurn, { status: 'steered' }>;
+
+/** What became of a door's request; `follower`: what the door streams, where it streams anything. */
+export type Admitted =
+  | { kind: 'started'; follower?: Follower; turnId: string }
+  | { kind: 'replay'; turn: TurnRow }
+  | { kind: 'queued'; body: Queued; follower?: Follower }
+  | { kind: 'steered'; body: Steered; follower?: Follower };
+
+/** A door's follower, from a point of its turn (or for a turn that waits); none for the socket, whose turns every socket hears. */
+export type MakeFollower = ((from: FollowFrom) => Follower) | undefined;
+
+/**
+ * Admits a door's request under its policy. `request` may be read from the session's state (an
+ * AG-UI run); `streams`: whether the door streams a queued or steered turn (all but the turns API).
+ */
+export async function admit(
+  session: Session,
+  request: TurnRequest | (() => TurnRequest | undefined),
+  door: Omit<Door, 'follower'> & { ifBusy: IfBusy },
+  makeFollower: MakeFollower,
+  streams: boolean,
+): Promise<Admitted> {
+  const { runner, queue, stores } = session;
+  const busy = runner.runningTurnId !== undefined;
+  if (busy && (door.ifBusy === 'enqueue' || door.ifBusy === 'steer')) {
+    const admitted = typeof request === 'function' ? request() : request;
+    if (admitted && door.ifBusy === 'enqueue') {
+      const body = queue.enqueue(admitted, door);
+      return { kind: 'queued', body, ...(streams && makeFollower ? { follower: queue.follow(body.turnId, makeFollower({ queued: true })) } : {}) };
+    }
+    if (admitted) {
+      const after = runner.runningLastSeq;
+      // Only user messages may be steered (the schema says so for the turns API; other doors bring only them).
+      const turnId = runner.steer(admitted.messages.filter((message): message is UserMessage => message.role === 'user'));
+      const turn = turnId === undefined ? undefined : stores.turns.turn(turnId);
+      if (turnId && turn) return { kind: 'steered', body: { turnId, status: 'steered' }, ...(streams && makeFollower ? { follower: runner.attach(turn, makeFollower({ after })) } : {}) };
+    }
+  }
+  if (busy && door.ifBusy === 'interrupt') {
+    return queue.hold(async () => {
+      await runner.stop();
+      return start(runner, request, door, makeFollower);
+    });
+  }
+  return start(runner, request, door, makeFollower);
+}
+
+/** What a streaming door streams of what it admitted. */
+export function followerOf(admitted: Admitted): Follower {
+  if (admitted.kind === 'replay' || !admitted.follower) throw new Error('a streaming door was given no follower');
+  return admitted.follower;
+}
+
+async function start(runner: TurnRunner, request: TurnRequest | (() => TurnRequest | undefined), door: Omit<Door, 'follower'>, makeFollower: MakeFollower): Promise<Admitted> {
+  const follower = makeFollower?.({});
+  const launched = await runner.launch(request, { ...door, ...(follower ? { follower } : {}) });
+  if ('replay' in launched) return { kind: 'replay', turn: launched.replay };
+  return { kind: 'started', ...(follower ? { follower } : {}), turnId: 'turnId' in launched ? launched.turnId : '' };
+}
+
+export type StartTurnArgs = { sessionId: string; request: TurnRequest; model: string; idempotency?: { key: string; hash: string } };
+export type TurnStarted = (StartedTurn | { kind: 'accepted'; body: AcceptedTurn }) & { replayed: boolean };
+
+/** The turns API's door. */
+export async function startTurnsApiTurn(args: StartTurnArgs, session: Session): Promise<TurnStarted> {
+  const { request, idempotency } = args;
+  const prior = idempotency && session.stores.turns.turnByIdempotencyKey(idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
+  if (prior?.enqueued && prior.requestHash === idempotency?.hash) {
+    return { kind: 'accepted', body: { turnId: prior.turnId, status: 'queued', position: session.queue.position(prior.turnId) }, replayed: true };
+  }
+  // A retry of a turn that ran follows (or replays) it, whatever the policy says.
+  const door = { sessionId: args.sessionId, model: args.model, ifBusy: prior ? ('reject' as const) : request.ifBusy, ...(idempotency ? { idempotency } : {}) };
+  const admitted = await admit(session, request, door, ({ after }) => createFollower(request.stream, after), false);
+  if (admitted.kind === 'replay') return { ...(await session.runner.follow(admitted.turn, request.stream, 0).result()), replayed: true };
+  if (admitted.kind === 'started') return { ...(await followerOf(admitted).result()), replayed: false };
+  return { kind: 'accepted', body: admitted.body, replayed: false };
+}

@@ -9,28 +9,9 @@ import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
-import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, readSse, session, user, waitIdle, type WireEvent } from '../helpers/api';
+import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, readSse, session, user, waitIdle } from '../helpers/api';
 
-const SLOW = 'openai:script/slow';
-
-/** Starts a slow turn and reads until its first text, so that it surely runs; the rest of its stream to come. */
-async function running(id: string, text = 'first'): Promise<{ turnId: string; rest: Promise<WireEvent[]> }> {
-  const response = await postTurn(id, { messages: [user(text)], stream: 'delta', model: SLOW });
-  expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  let seen = '';
-  while (!/event: text_delta/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
-  const turnId = /"turnId":"([^"]+)"/.exec(seen)![1]!;
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
-    return readSse(new Response(seen));
-  })();
-  return { turnId, rest };
-}
+import { running } from '../helpers/busy';
 
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
 const users = async (id: string) => (await history(id)).filter((message) => message.role === 'user').map((message) => message.content);

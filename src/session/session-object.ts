@@ -7,7 +7,6 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { TurnOutcome } from '../agent/run-turn';
-import type { UserMessage } from '../api/content';
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
 import type { SseMode, TurnRequest } from '../api/turn-request';
@@ -64,7 +63,7 @@ export class SessionObject extends DurableObject<Env> {
       subagents: (sessionId, model, rules, config) =>
         subagentRunner({ sessionId, userId: this.userId(), model, rules, config, child: (name) => env.SESSIONS.getByName(name) as unknown as ChildSession }),
       started: () => this.housekeeping.keepAwake(),
-      ended: (door, outcome, model, config, steered) => this.afterTurn(door, outcome, model, config, steered),
+      ended: (door, outcome, model, config) => this.afterTurn(door, outcome, model, config),
       userId: () => this.userId(),
     });
     this.queue = new TurnQueue({ stores: this.stores, runner: this.runner, maxQueued: () => readConfig(env).maxQueuedTurns, keepAwake: () => this.housekeeping.keepAwake() });
@@ -212,12 +211,11 @@ export class SessionObject extends DurableObject<Env> {
   // --- inside ----------------------------------------------------------------------------------------
 
   /**
-   * After a turn: steered messages it did not take wait as a turn of their own; answers staged on a
-   * socket while it ran may complete the set; a new session gets its title; the queue goes on.
+   * After a turn: answers staged on a socket while it ran may complete the set; a new session gets
+   * its title; the queue goes on (steered messages the turn did not take wait there already).
    */
-  private afterTurn(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config, steered: UserMessage[]): void {
+  private afterTurn(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
     this.housekeeping.turnEnded();
-    if (steered.length > 0) this.queue.enqueue({ messages: steered, stream: 'none', ifBusy: 'reject' }, { sessionId: door.sessionId, model: door.model }, false);
     if (outcome) {
       this.door.resumeIfAnswered(door.sessionId, door.socket?.requestId ?? null).catch((error) => {
         if (!(error instanceof ApiError)) console.error('socket resume failed', error);

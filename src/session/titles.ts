@@ -24,7 +24,16 @@ export class Titles {
     private readonly tell: (event: SessionEvent) => void,
   ) {}
 
+  /** Never rejects: a side call with nobody to tell (a storage that went away with its object included). */
   async name(sessionId: string, model: ModelHandle): Promise<void> {
+    try {
+      await this.attempt(sessionId, model);
+    } catch (error) {
+      console.warn('no title', sessionId, error);
+    }
+  }
+
+  private async attempt(sessionId: string, model: ModelHandle): Promise<void> {
     const { meta, history } = this.stores;
     if (this.titling || this.attempts >= MAX_TITLE_ATTEMPTS || meta.title() !== undefined) return;
     this.titling = true;

@@ -67,6 +67,7 @@ export class TurnQueue {
   /** Takes a waiting turn out of the queue; its events end with `turn_stop` `error`, code `cancelled`. */
   cancel(turnId: string): boolean {
     if (!this.host.stores.queue.remove(turnId)) return false;
+    this.host.runner.unsteer(turnId);
     this.end(turnId, 'cancelled', { code: 'cancelled', message: 'The turn was cancelled while it waited in the queue.' }, this.take(turnId));
     return true;
   }

@@ -7,7 +7,7 @@
  * cancels and, after an eviction, closes the turns it runs.
  */
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
-import { runTurn, type ResolvedAnswer, type TurnInput, type TurnOutcome } from '../agent/run-turn';
+import { runTurn, type TurnOutcome } from '../agent/run-turn';
 import { emptyUsage } from '../agent/usage';
 import type { UserMessage } from '../api/content';
 import { checkToolNames } from '../api/tool-names';
@@ -15,7 +15,6 @@ import type { StreamMode, TurnRequest } from '../api/turn-request';
 import type { Config } from '../config';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { log as writeLog } from '../lib/log';
 import { resolveModel, type ProviderBindings } from '../providers/registry';
 import type { ModelHandle } from '../providers/types';
 import type { PermissionRule } from '../tools/permission-rules';
@@ -25,6 +24,7 @@ import { readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, MAX_FOLLOWERS, type Follower, type Listener } from './followers';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
+import { logTurn, turnInput } from './turn-input';
 import { createTurnRecorder } from './turn-recorder';
 import { attempt, TurnOutput } from './turn-output';
 import { validateTurn } from './validate-turn';
@@ -65,10 +65,11 @@ export interface RunnerHost {
   subagents(sessionId: string, model: string, rules: PermissionRule[], config: Config): SubagentRunner;
   /** A turn started (keep the object awake), and one ended (what follows a turn). */
   started(): void;
-  /** `steered`: user messages steered in that the turn did not take (they become a turn of their own). */
-  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config, steered: UserMessage[]): void;
+  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
   userId(): string;
 }
+
+type Steered = { messages: UserMessage[]; queuedTurnId: string };
 
 type RunningTurn = {
   turnId: string;
@@ -76,8 +77,12 @@ type RunningTurn = {
   /** Settles once the turn has ended and been cleaned up; never rejects. */
   done: Promise<void>;
   output: TurnOutput;
-  /** User messages steered in (ifBusy "steer"), which the loop takes at its next step boundary. */
-  inbox: UserMessage[];
+  /**
+   * User messages steered in (ifBusy "steer"), which the loop takes at its next step boundary. Each
+   * batch is also stored as a queued turn (`queuedTurnId`), so that an eviction loses none: taken, it
+   * leaves the queue; not taken, it runs as a turn of its own.
+   */
+  inbox: Steered[];
 };
 
 export class TurnRunner {
@@ -89,11 +94,31 @@ export class TurnRunner {
     return this.running?.turnId;
   }
 
-  /** Hands user messages to the running turn (ifBusy "steer"); the turn's id, or undefined when none runs. */
-  steer(messages: UserMessage[]): string | undefined {
+  /**
+   * Hands user messages, already stored as the queued turn `queuedTurnId`, to the running turn
+   * (ifBusy "steer"); the turn's id, or undefined when none runs.
+   */
+  steer(messages: UserMessage[], queuedTurnId: string): string | undefined {
     if (!this.running) return undefined;
-    this.running.inbox.push(...messages);
+    this.running.inbox.push({ messages, queuedTurnId });
     return this.running.turnId;
+  }
+
+  /** A steered batch cancelled before the loop took it (its queued turn was cancelled): the turn never sees it. */
+  unsteer(queuedTurnId: string): void {
+    const inbox = this.running?.inbox;
+    const at = inbox?.findIndex((batch) => batch.queuedTurnId === queuedTurnId) ?? -1;
+    if (inbox && at >= 0) inbox.splice(at, 1);
+  }
+
+  /** The loop takes what was steered in: out of the queue, into the turn. */
+  private takeSteered(inbox: Steered[]): UserMessage[] {
+    const taken = inbox.splice(0);
+    for (const { queuedTurnId } of taken) {
+      this.host.stores.queue.remove(queuedTurnId);
+      this.host.stores.turns.forget(queuedTurnId);
+    }
+    return taken.flatMap((batch) => batch.messages);
   }
 
   /**
@@ -147,12 +172,12 @@ export class TurnRunner {
     output.add(this.host.sessionListener(door, config));
     if (door.follower) output.add(door.follower);
     for (const follower of door.queued?.followers() ?? []) output.add(follower);
-    const inbox: UserMessage[] = [];
+    const inbox: Steered[] = [];
     const controller = new AbortController();
     const started = Date.now();
     const tokenBudget = config.turnTokenBudget(model.id);
 
-    const done = runTurn(this.turnInput(turnId, answers, newMessages, request), {
+    const done = runTurn(turnInput(stores, turnId, answers, newMessages, request), {
       model,
       tools: tools.registry,
       toolContext: { now: () => new Date(), notes: stores.side, subagents: this.host.subagents(door.sessionId, model.id, rules, config) },
@@ -170,13 +195,13 @@ export class TurnRunner {
       ...(door.sampling ? { sampling: door.sampling } : {}),
       rules,
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
-      steering: { take: () => inbox.splice(0) },
+      steering: { take: () => this.takeSteered(inbox) },
     })
       .catch((cause: unknown) => {
         console.error('turn crashed', turnId, cause);
         return undefined;
       })
-      .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools, inbox }))
+      .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
       .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
     this.running = { turnId, controller, done, output, inbox };
     this.host.started();
@@ -197,7 +222,6 @@ export class TurnRunner {
     outcome: TurnOutcome | undefined;
     started: number;
     tools: Toolset;
-    inbox: UserMessage[];
   }): Promise<void> {
     const { door, turnId, model, outcome, output, tools } = ended;
     try {
@@ -215,45 +239,11 @@ export class TurnRunner {
         },
         () => this.host.stores.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code),
       );
-      attempt('logging the turn', () => this.logTurn(door.sessionId, turnId, model.id, outcome, ended.started));
+      attempt('logging the turn', () => logTurn({ session: door.sessionId, turn: turnId, user: this.host.userId(), model: model.id }, outcome, ended.started));
     } finally {
       this.running = undefined;
     }
-    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config, ended.inbox.splice(0)));
-  }
-
-  /** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
-  private logTurn(sessionId: string, turnId: string, model: string, outcome: TurnOutcome | undefined, started: number): void {
-    const errorCode = outcome ? outcome.error?.code : 'internal_error';
-    writeLog({
-      kind: 'turn',
-      session: sessionId,
-      turn: turnId,
-      user: this.host.userId(),
-      model,
-      stopReason: outcome?.stopReason ?? 'error',
-      ...(errorCode ? { errorCode } : {}),
-      latencyMs: Date.now() - started,
-      usage: outcome?.usage ?? emptyUsage(),
-      modelCalls: outcome?.modelCalls.length ?? 0,
-    });
-  }
-
-  /** Bounded hydration: the latest summary and what came after it, never the whole history. */
-  private turnInput(turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
-    const { history, meta } = this.host.stores;
-    const compaction = history.latestCompaction();
-    return {
-      turnId,
-      history: history.historyAfter(compaction?.upToSeq ?? 0),
-      context: {
-        calibration: meta.calibration(),
-        ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
-      },
-      answers,
-      newMessages,
-      clientTools: request.tools ?? [],
-    };
+    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config));
   }
 
   /** A follower of a turn in a turns API stream mode, from after event `after`. */

@@ -56,7 +56,11 @@ export async function admit(
     if (admitted) {
       const after = runner.runningLastSeq;
       // Only user messages may be steered (the schema says so for the turns API; other doors bring only them).
-      const turnId = runner.steer(admitted.messages.filter((message): message is UserMessage => message.role === 'user'));
+      const messages = admitted.messages.filter((message): message is UserMessage => message.role === 'user');
+      // Stored as a queued turn first: if the running turn cannot take them, or the object is evicted
+      // before it does, they run as a turn of their own; nothing steered is lost.
+      const queued = queue.enqueue({ messages, stream: 'none', ifBusy: 'reject' }, door, false);
+      const turnId = runner.steer(messages, queued.turnId);
       const turn = turnId === undefined ? undefined : stores.turns.turn(turnId);
       if (turnId && turn) return { kind: 'steered', body: { turnId, status: 'steered' }, ...(streams && makeFollower ? { follower: runner.attach(turn, makeFollower({ after })) } : {}) };
     }

@@ -95,6 +95,11 @@ export class TurnStore {
     this.session.touch();
   }
 
+  /** A queued turn whose messages another turn took (steered in): it never was a turn of its own. */
+  forget(turnId: string): void {
+    this.sql.exec(`DELETE FROM turns WHERE turn_id = ? AND status = 'queued'`, turnId);
+  }
+
   /** A queued turn starts. */
   startQueued(turnId: string, model: string): void {
     this.sql.exec(`UPDATE turns SET status = 'running', model = ?, started_at = ? WHERE turn_id = ?`, model, this.now(), turnId);

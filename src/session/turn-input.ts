@@ -1,0 +1,36 @@
+/** What a turn loads from the session as it starts, and the record it leaves in the log when it ends. */
+import type { ResolvedAnswer, TurnInput, TurnOutcome } from '../agent/run-turn';
+import { emptyUsage } from '../agent/usage';
+import type { TurnRequest } from '../api/turn-request';
+import { log as writeLog } from '../lib/log';
+import type { SessionStores } from './store/stores';
+
+/** Bounded hydration: the latest summary and what came after it, never the whole history. */
+export function turnInput({ history, meta }: SessionStores, turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
+  const compaction = history.latestCompaction();
+  return {
+    turnId,
+    history: history.historyAfter(compaction?.upToSeq ?? 0),
+    context: {
+      calibration: meta.calibration(),
+      ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),
+    },
+    answers,
+    newMessages,
+    clientTools: request.tools ?? [],
+  };
+}
+
+/** The turn's record in the structured log: who, which model, how it ended, what it used, how long. */
+export function logTurn(who: { session: string; turn: string; user: string; model: string }, outcome: TurnOutcome | undefined, started: number): void {
+  const errorCode = outcome ? outcome.error?.code : 'internal_error';
+  writeLog({
+    kind: 'turn',
+    ...who,
+    stopReason: outcome?.stopReason ?? 'error',
+    ...(errorCode ? { errorCode } : {}),
+    latencyMs: Date.now() - started,
+    usage: outcome?.usage ?? emptyUsage(),
+    modelCalls: outcome?.modelCalls.length ?? 0,
+  });
+}

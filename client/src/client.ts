@@ -7,7 +7,7 @@
 import { errorOf, TurnsApiError } from './errors.js';
 import { runExchange, type RunOptions, type RunResult } from './run.js';
 import { readTurnEvents } from './sse.js';
-import type { CancelledTurn, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
+import type { AcceptedTurn, CancelledTurn, IfBusy, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */
@@ -119,6 +119,18 @@ export function createClient(options: ClientOptions) {
       /** One turn, answered as one JSON body when it stops. */
       create: (sessionId: string, input: TurnInput, opts: { idempotencyKey?: string; signal?: AbortSignal } = {}) =>
         json<TurnBody>(`${session(sessionId)}/turns`, {
+          method: 'POST',
+          body: JSON.stringify({ ...input, stream: 'none' }),
+          headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+          ...signalOf(opts),
+        }),
+      /**
+       * A turn sent while another may run, with what to do then (`ifBusy`): its body if it ran at once
+       * (an idle session, or `interrupt`), or `{turnId, status: "queued" | "steered"}` (follow a queued
+       * turn with `follow`; a steered one is the running turn).
+       */
+      submit: (sessionId: string, input: TurnInput & { ifBusy: IfBusy }, opts: { idempotencyKey?: string; signal?: AbortSignal } = {}) =>
+        json<TurnBody | AcceptedTurn>(`${session(sessionId)}/turns`, {
           method: 'POST',
           body: JSON.stringify({ ...input, stream: 'none' }),
           headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},

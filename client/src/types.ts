@@ -107,4 +107,6 @@ export type Session = {
 export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
 export type MessagesPage = { messages: (HistoryMessage | CompactionMarker)[]; next?: string };
 export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
+/** A turn accepted while another ran (`202`): queued, with its place from 1, or steered into the running turn. */
+export type AcceptedTurn = { turnId: string; status: 'queued'; position: number } | { turnId: string; status: 'steered' };
 export type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };

@@ -279,9 +279,35 @@ function onEvent(event) {
   if (event.event === 'turn_stop') void refreshSession();
 }
 
+/** While a turn runs, the composer stays open: a message then steers the turn or waits in the queue (`#if-busy`). */
 function setBusy(busy) {
-  $('#send').disabled = busy;
-  $('#prompt').disabled = busy;
+  answering = busy;
+  document.body.classList.toggle('answering', busy);
+}
+
+let answering = false;
+
+/** A message sent while the agent answers: handed to the running turn, or queued (then followed when it runs). */
+async function sendWhileBusy(text) {
+  const ifBusy = $('#if-busy').value;
+  const note = el('li', 'user', text);
+  $('#conversation').append(note);
+  scrollDown();
+  try {
+    const accepted = await api().turns.submit(current, { messages: [{ role: 'user', content: text }], ifBusy });
+    if (!('status' in accepted)) return void (await refreshSession());
+    note.dataset.accepted = accepted.status;
+    note.title = accepted.status === 'queued' ? `queued (position ${accepted.position})` : 'steered into the running answer';
+    if (accepted.status === 'queued') await followQueued(accepted.turnId);
+  } catch (error) {
+    status(`Error: ${error.message}`);
+  }
+}
+
+/** A queued turn's events, drawn as they come once it runs. */
+async function followQueued(turnId) {
+  for await (const event of api().turns.follow(current, turnId)) onEvent(event);
+  await refreshSession();
 }
 
 /** Runs an exchange from these messages to its end: the turns, the prompts, the answers. */
@@ -379,7 +405,7 @@ $('#composer').onsubmit = (event) => {
   const text = $('#prompt').value.trim();
   if (!text) return;
   $('#prompt').value = '';
-  void send(text);
+  void (answering ? sendWhileBusy(text) : send(text));
 };
 $('#prompt').onkeydown = (event) => {
   if (event.key === 'Enter' && !event.shiftKey) {

@@ -8,7 +8,7 @@ import { runAgentInputSchema } from '../api/agui-request';
 import { messagesQuerySchema } from '../api/messages-query';
 import { harnessRequestSchema } from '../api/harness-request';
 import { piStreamRequestSchema } from '../api/pi-stream-request';
-import { cancelledTurnSchema, errorBodySchema, messagesPageSchema, sessionViewSchema, turnBodySchema, turnEventSchemas } from '../api/responses';
+import { acceptedTurnSchema, cancelledTurnSchema, errorBodySchema, messagesPageSchema, sessionViewSchema, turnBodySchema, turnEventSchemas } from '../api/responses';
 import { sessionIdSchema, turnRequestSchema } from '../api/turn-request';
 import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../api/turn-routes';
 import { z } from '../lib/zod';
@@ -28,7 +28,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '403': 'The request names another user than the token.',
   '404': 'No such session or turn (for this user).',
   '405': 'Another method than the route takes.',
-  '409': 'A turn runs in the session, or calls are still owed (`details.pendingToolCallIds`).',
+  '409': 'A turn runs in the session (`session_busy`, `details.runningTurnId`), its queue is full (`queue_full`), or calls are still owed (`details.pendingToolCallIds`).',
   '410': 'The events of a turn that ended more than 24 h ago.',
   '413': 'A body over 10 MiB.',
   '415': 'A body not sent as JSON.',
@@ -132,7 +132,8 @@ function turnPaths(): Json {
       post: {
         operationId: 'postTurn',
         summary: 'Run a turn',
-        description: 'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`).',
+        description:
+          'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`). `ifBusy` says what happens while another turn runs: `reject` (409 `session_busy`), `enqueue` (202, the turn waits; follow it at its events), `interrupt` (the running turn is cancelled, this one runs), `steer` (202, the user messages join the running turn).',
         parameters: [
           sessionId,
           { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
@@ -150,6 +151,7 @@ function turnPaths(): Json {
               }),
             },
           },
+          '202': json(acceptedTurnSchema, 'Accepted while another turn runs: queued (with its place from 1), or steered into the running turn (its id).'),
           ...errors('400', '401', '409', '413', '415', '422', '429', '500'),
         },
       },

@@ -40,7 +40,7 @@ async function say(text: string): Promise<void> {
   await page.press('#prompt', 'Enter');
 }
 async function waitForStops(count: number): Promise<void> {
-  await page.waitForFunction((n) => document.querySelectorAll('.stop').length >= n && !(document.getElementById('send') as HTMLButtonElement).disabled, count, { timeout: 20_000 });
+  await page.waitForFunction((n) => document.querySelectorAll('.stop').length >= n && !document.body.classList.contains('answering'), count, { timeout: 20_000 });
 }
 /** The last text block of the last assistant item. */
 const lastText = () => page.$$eval('.assistant', (items) => [...(items.at(-1)?.querySelectorAll('.text') ?? [])].at(-1)?.textContent ?? '');
@@ -118,4 +118,27 @@ it('runs turns with a trusted tool, permissions, a client tool and a reload mid-
   const output = join(import.meta.dirname, 'output');
   mkdirSync(output, { recursive: true });
   await page.screenshot({ path: join(output, 'playground.png'), fullPage: true });
+});
+
+it('steers the running answer and queues a message while the agent answers', async () => {
+  await page.click('#new-session');
+  const sessionId = await page.getAttribute('#sessions button[aria-current="true"]', 'data-session-id');
+  // The slow model is still chosen (above): the answer takes a while.
+  await say('tell me a story');
+  await page.waitForFunction(() => document.body.classList.contains('answering') && (document.querySelector('.assistant .text')?.textContent ?? '').length > 0, undefined, { timeout: 20_000 });
+  expect(await page.isVisible('#if-busy')).toBe(true);
+  await page.selectOption('#if-busy', 'steer');
+  await say('and make it short');
+  await page.waitForSelector('.user[data-accepted="steered"]', { timeout: 10_000 });
+  await page.selectOption('#if-busy', 'enqueue');
+  await say('then a poem');
+  await page.waitForSelector('.user[data-accepted="queued"]', { timeout: 10_000 });
+  // The story goes on with the steered message, then the queued turn runs and is drawn.
+  await page.waitForFunction(() => document.querySelectorAll('.stop').length >= 2 && !document.body.classList.contains('answering'), undefined, { timeout: 30_000 });
+  const stored = async () => ((await (await fetch(`${server!.base}/sessions/${sessionId}/messages?limit=500`)).json()) as { messages: any[] }).messages;
+  await expect.poll(async () => (await stored()).filter((message) => message.role === 'user').map((message) => message.content), { timeout: 10_000 }).toEqual([
+    'tell me a story',
+    'and make it short',
+    'then a poem',
+  ]);
 });

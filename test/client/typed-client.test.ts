@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient, TurnsApiError, type TurnEvent } from '../../client/src/index';
 import type * as ClientTypes from '../../client/src/types';
 import type { z } from '../../src/lib/zod';
-import type { messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
+import type { acceptedTurnSchema, messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
 import type { TurnRequest, turnRequestSchema } from '../../src/api/turn-request';
 import { callWorker, history, newSessionId } from '../helpers/api';
 
@@ -23,7 +23,9 @@ const typesAgree: [
   // What a client sends is the schema's input (defaults not yet filled in).
   Same<ClientTypes.TurnInput['messages'], z.input<typeof turnRequestSchema>['messages']>,
   Same<NonNullable<ClientTypes.TurnInput['tools']>, NonNullable<TurnRequest['tools']>>,
-] = [true, true, true, true, true, true];
+  Same<ClientTypes.AcceptedTurn, z.infer<typeof acceptedTurnSchema>>,
+  Same<NonNullable<ClientTypes.TurnInput['ifBusy']>, TurnRequest['ifBusy']>,
+] = [true, true, true, true, true, true, true, true];
 
 type Call = { method: string; url: string; lastEventId: string | null; idempotencyKey: string | null };
 
@@ -71,7 +73,7 @@ const user = (content: string) => ({ role: 'user' as const, content });
 
 describe('the typed client', () => {
   it('runs a JSON turn and reads the session', async () => {
-    expect(typesAgree).toEqual([true, true, true, true, true, true]);
+    expect(typesAgree).toEqual([true, true, true, true, true, true, true, true]);
     const client = createClient({ baseUrl: 'http://localhost', fetch: workerFetch().fetch });
     const sessionId = newSessionId('client');
     const body = await client.turns.create(sessionId, { messages: [user('calculate 2+2')] });
@@ -163,6 +165,26 @@ describe('the typed client', () => {
       if (event.event === 'turn_stop') stop = event;
     }
     expect(stop?.event === 'turn_stop' && stop.data.error?.code).toBe('cancelled');
+  });
+
+  it('submits while a turn runs: queued (then followed) and steered', async () => {
+    const client = createClient({ baseUrl: 'http://localhost', fetch: workerFetch().fetch });
+    const sessionId = newSessionId('client');
+    let queued: string | undefined;
+    for await (const event of client.turns.stream(sessionId, { messages: [user('slow')], model: 'openai:script/slow' })) {
+      if (event.event === 'text_delta' && !queued) {
+        const steered = await client.turns.submit(sessionId, { messages: [user('also')], ifBusy: 'steer' });
+        expect(steered).toMatchObject({ status: 'steered' });
+        const accepted = await client.turns.submit(sessionId, { messages: [user('then this')], ifBusy: 'enqueue' });
+        if (!('status' in accepted) || accepted.status !== 'queued') throw new Error('expected a queued turn');
+        queued = accepted.turnId;
+      }
+    }
+    const events: TurnEvent[] = [];
+    for await (const event of client.turns.follow(sessionId, queued!)) events.push(event);
+    expect(events.at(-1)?.event).toBe('turn_stop');
+    const users = (await client.sessions.messages(sessionId)).messages.filter((message) => message.role === 'user').map((message) => message.content);
+    expect(users).toEqual(['slow', 'also', 'then this']);
   });
 
   it('throws the API’s refusals as TurnsApiError with their code', async () => {

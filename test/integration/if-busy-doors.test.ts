@@ -86,6 +86,18 @@ describe('AG-UI while a turn runs', () => {
   });
 });
 
+describe('AG-UI: interrupt', () => {
+  it('cancels the running turn and runs this one', async () => {
+    const id = newSessionId('agui-interrupt');
+    const first = await running(id);
+    const events = await dataLines(await agui(id, 'instead', 'interrupt'));
+    expect(events[0].type).toBe('RUN_STARTED');
+    expect(events.at(-1).type).toBe('RUN_FINISHED');
+    expect((await first.rest).at(-1)!.data).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
+    expect(await users(id)).toEqual(['first', 'instead']);
+  });
+});
+
 describe('the chat socket while a completion runs', () => {
   it('if_busy: enqueue and steer are told with a notification; reject is session_busy; every completion reaches the socket', async () => {
     const id = newSessionId('socket-busy');

@@ -63,16 +63,7 @@ export class TurnStore {
   }
 
   beginTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
-    this.sql.exec(
-      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
-      turnId,
-      model,
-      mode,
-      this.now(),
-      idempotency?.key ?? null,
-      idempotency?.hash ?? null,
-    );
-    this.session.touch();
+    this.insertTurn(turnId, 'running', model, mode, idempotency);
   }
 
   turn(turnId: string): TurnRow | undefined {
@@ -83,14 +74,20 @@ export class TurnStore {
 
   /** A turn that waits in the queue (`QueueStore`): its row says `queued` until it starts. */
   queueTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
+    this.insertTurn(turnId, 'queued', model, mode, idempotency);
+  }
+
+  private insertTurn(turnId: string, status: 'running' | 'queued', model: string, mode: string, idempotency?: { key: string; hash: string }): void {
     this.sql.exec(
-      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash, enqueued) VALUES (?, 'queued', ?, ?, ?, ?, ?, 1)`,
+      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash, enqueued) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       turnId,
+      status,
       model,
       mode,
       this.now(),
       idempotency?.key ?? null,
       idempotency?.hash ?? null,
+      status === 'queued' ? 1 : 0,
     );
     this.session.touch();
   }

@@ -178,6 +178,7 @@ export class SessionObject extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       this.stores.meta.forget();
       this.stores.history.forget();
+      this.queue.forget();
       // The session is gone: its sockets are told so and closed.
       this.hub.tell({ type: 'session-deleted' });
       return { deleted: true as const };

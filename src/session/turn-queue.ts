@@ -72,14 +72,24 @@ export class TurnQueue {
     return true;
   }
 
-  /** Runs `work` (an interrupt) with the queue held: nothing waiting starts ahead of it. */
+  /**
+   * Runs `work` (an interrupt) with the queue held: nothing waiting starts ahead of it. If `work`
+   * started no turn (it was refused), what waits goes on at once.
+   */
   async hold<T>(work: () => Promise<T>): Promise<T> {
     this.holds++;
     try {
       return await work();
     } finally {
       this.holds--;
+      void this.drain();
     }
+  }
+
+  /** The session was deleted: the streams of turns that waited end (their turns are gone with it). */
+  forget(): void {
+    for (const followers of this.waiting.values()) for (const follower of followers) follower.close();
+    this.waiting.clear();
   }
 
   /**

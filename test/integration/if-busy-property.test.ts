@@ -54,7 +54,6 @@ describe('second messages under random interleavings', () => {
         const id = newSessionId(`busy-prop-${++run}`);
         /** Each accepted message's text, to be found once in the history. */
         const accepted: string[] = [];
-        const queuedText = new Map<string, string>();
         let cancelled = 0;
         let marker = 0;
         for (const { seconds, cancelFirstQueued, evict } of steps) {
@@ -66,9 +65,8 @@ describe('second messages under random interleavings', () => {
             const text = `${prompt} #${++marker}`;
             const response = await postTurn(id, { messages: [user(text)], ifBusy: policy, stream: 'none' });
             expect(response.status).toBeLessThan(500);
-            const body = (await response.json()) as any;
+            await response.arrayBuffer();
             if (response.status === 200 || response.status === 202) accepted.push(text);
-            if (response.status === 202 && body.status === 'queued') queuedText.set(body.turnId, text);
           }
           if (cancelFirstQueued) {
             const queued = (await session(id)).body.queuedTurns[0];

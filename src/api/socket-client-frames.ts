@@ -1,5 +1,5 @@
 /**
- * The frames a client sends on `GET /sessions/{id}/ws` (seed 003, CONTRACT section 7): JSON text,
+ * The frames a client sends on `GET /sessions/{id}/ws` (seed 003; README, "The chat socket"): JSON text,
  * `{type, ...}`, fields in snake_case as the seed writes them. Fields the seed does not name are
  * ignored rather than refused, so that front-ends written for the seed's own server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.

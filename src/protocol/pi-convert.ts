@@ -46,7 +46,7 @@ export function toPiUsage(usage: Usage): PiUsage {
   };
 }
 
-/** CONTRACT section 8: end_turn→stop, tool_use→toolUse, max_tokens→length, cancel→aborted, refusal→error. */
+/** README, "pi and AG-UI": end_turn→stop, tool_use→toolUse, max_tokens→length, cancel→aborted, refusal→error. */
 export function piStopReason(finish: MessageFinish): PiStopReason {
   switch (finish) {
     case 'end_turn':

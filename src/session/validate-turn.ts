@@ -1,5 +1,5 @@
 /**
- * The checks of a turn request against the session's own state (CONTRACT section 1), in the
+ * The checks of a turn request against the session's own state (docs/turns-api.md), in the
  * contract's order after the body's shape: a running turn, answers that match no pending call (or
  * one twice), answers still owed. Answers are matched to what the session holds, never to what the
  * client echoes. Pure: it reads the state it is given and returns the turn's input or an error.

@@ -1,4 +1,4 @@
-/** Our stop reasons, usage and provider names in pi's words (CONTRACT section 8). */
+/** Our stop reasons, usage and provider names in pi's words (README, "pi and AG-UI"). */
 import { describe, expect, it } from 'vitest';
 import { ourProviderOf, piModelOf, piStopReason, toPiUsage } from '../../src/protocol/pi-convert';
 

@@ -103,15 +103,17 @@ describe('the chat socket while a completion runs', () => {
     const id = newSessionId('socket-busy');
     const socket = await openSocket(id);
     const first = await running(id);
-    const ask = (text: string, ifBusy: string, requestId: string) => {
+    // One frame at a time: this pool's runtime may hand a burst of frames to the object out of order.
+    const ask = async (text: string, ifBusy: string, requestId: string) => {
       socket.send({ type: 'append_message', role: 'user', content: text });
+      await socket.until('message_appended');
       socket.send({ type: 'request_completion', if_busy: ifBusy, request_id: requestId });
     };
-    ask('refused', 'reject', 'r1');
+    await ask('refused', 'reject', 'r1');
     expect((await socket.until('error')).at(-1)).toMatchObject({ code: 'session_busy', request_id: 'r1' });
-    ask('steered', 'steer', 'r2');
+    await ask('steered', 'steer', 'r2');
     expect((await socket.until('system_notification')).at(-1)!.message).toMatch(/^Handed to the running completion/);
-    ask('queued', 'enqueue', 'r3');
+    await ask('queued', 'enqueue', 'r3');
     // The steered messages keep their place in the queue until the running completion takes them.
     expect((await socket.until('system_notification')).at(-1)!.message).toMatch(/^Queued at position 2/);
     await first.rest;
@@ -128,6 +130,7 @@ describe('the chat socket while a completion runs', () => {
     const socket = await openSocket(id);
     const first = await running(id);
     socket.send({ type: 'append_message', role: 'user', content: 'instead' });
+    await socket.until('message_appended');
     socket.send({ type: 'request_completion', if_busy: 'interrupt' });
     expect((await first.rest).at(-1)!.data).toMatchObject({ stopReason: 'error', error: { code: 'cancelled' } });
     await socket.until('completion_done');

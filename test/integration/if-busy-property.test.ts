@@ -111,5 +111,6 @@ describe('second messages under random interleavings', () => {
       }),
       { numRuns: 6 },
     );
-  });
+    // Each step waits out a slow turn (about 1.5 s) and what it queued: minutes under a loaded CI.
+  }, 180_000);
 });

@@ -7,13 +7,26 @@
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol: a fresh chat's socket is opened on the clock, a long-lived one's before
 // Prints one `BENCH {json}` line per figure. Bounded: stops itself after TIME_LIMIT_MS.
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
 import { measure, median, quantile, round, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
+
+/**
+ * The peer's packages (the Agents SDK, the AI SDK and what they bring, which want a newer Node than
+ * the project's) live in their own folder with their own lock file, installed the first time a
+ * benchmark needs them: the project's own install carries none of them.
+ */
+function installPeer() {
+  const folder = join(import.meta.dirname, 'systems', 'peer');
+  if (existsSync(join(folder, 'node_modules', 'agents'))) return;
+  console.log('bench: installing the peer (bench/systems/peer) once');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel', 'error'], { cwd: folder, stdio: 'inherit' });
+}
 
 const TIME_LIMIT_MS = 210_000;
 const TTFT_TURNS = 200;
@@ -41,6 +54,7 @@ const ours = await startDevServer({
   extraArgs: ['--persist-to', state],
   vars: serviceVars(upstream.url, THROUGHPUT_DELTAS),
 });
+installPeer();
 const peer = await startDevServer({
   config: 'bench/systems/peer.toml',
   vars: { UPSTREAM_URL: upstream.url },

@@ -111,12 +111,18 @@ export class TurnQueue {
       const next = stores.queue.first();
       if (!next) return;
       let followers: Listener[] = [];
+      if (!next.request) {
+        stores.queue.remove(next.turnId);
+        this.end(next.turnId, 'finished', { code: 'invalid_request', message: 'The queued request no longer reads as a turn request.' }, this.take(next.turnId));
+        continue;
+      }
+      const queuedRequest = next.request;
       // Read again once the tools are known: another request may have taken the session meanwhile.
       const request = (): TurnRequest | undefined => {
         if (!this.free() || stores.queue.first()?.turnId !== next.turnId) return undefined;
         stores.queue.remove(next.turnId);
         followers = this.take(next.turnId);
-        return next.request;
+        return queuedRequest;
       };
       try {
         const launched = await runner.launch(request, { sessionId: stores.meta.sessionId() ?? '', model: next.model, queued: { turnId: next.turnId, followers: () => followers } });

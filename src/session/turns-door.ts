@@ -13,6 +13,7 @@
  * nothing again, and an enqueued request answers its `202` again.
  */
 import type { UserMessage } from '../api/content';
+import { ApiError } from '../lib/errors';
 import type { AcceptedTurn } from '../api/responses';
 import type { IfBusy, TurnRequest } from '../api/turn-request';
 import { createFollower, type Follower, type FollowFrom, type StartedTurn } from './followers';
@@ -57,6 +58,7 @@ export async function admit(
       const after = runner.runningLastSeq;
       // Only user messages may be steered (the schema says so for the turns API; other doors bring only them).
       const messages = admitted.messages.filter((message): message is UserMessage => message.role === 'user');
+      if (messages.length === 0) throw new ApiError(400, 'nothing_to_steer', 'Only user messages can be steered into a running turn, and this request brings none.');
       // Stored as a queued turn first: if the running turn cannot take them, or the object is evicted
       // before it does, they run as a turn of their own; nothing steered is lost.
       const queued = queue.enqueue({ messages, stream: 'none', ifBusy: 'reject' }, door, false);

@@ -48,6 +48,17 @@ describe('the Harness endpoint while a turn runs', () => {
     expect(await users(id)).toEqual(['first', 'also this']);
   });
 
+  it('steer with nothing a user said: a 400, and nothing waits', async () => {
+    const id = newSessionId('h-steer-empty');
+    const first = await running(id);
+    const toolResults = [{ id: 'call_x', name: 'lookup', output: [{ type: 'text', text: 'y' }] }];
+    const response = await harness({ sessionId: id, toolResults, ifBusy: 'steer' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('user messages only') });
+    await first.rest;
+    expect((await waitIdle(id)).queuedTurns).toEqual([]);
+  });
+
   it('enqueue: the run waits for the running turn, then streams', async () => {
     const id = newSessionId('h-enqueue');
     const first = await running(id);

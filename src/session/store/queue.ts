@@ -6,7 +6,8 @@
 import { turnRequestSchema, type TurnRequest } from '../../api/turn-request';
 import type { SessionMeta } from './meta';
 
-export type QueuedTurn = { turnId: string; request: TurnRequest; model: string };
+/** `request` is undefined when the stored one no longer reads as a turn request (it cannot run). */
+export type QueuedTurn = { turnId: string; request: TurnRequest | undefined; model: string };
 export type QueuePosition = { turnId: string; position: number };
 
 export class QueueStore {
@@ -40,7 +41,9 @@ export class QueueStore {
   first(): QueuedTurn | undefined {
     if (!this.meta.exists()) return undefined;
     const row = this.sql.exec<{ turn_id: string; request: string; model: string }>(`SELECT turn_id, request, model FROM turn_queue ORDER BY position LIMIT 1`).toArray()[0];
-    return row && { turnId: row.turn_id, request: turnRequestSchema.parse(JSON.parse(row.request)), model: row.model };
+    if (!row) return undefined;
+    const request = turnRequestSchema.safeParse(JSON.parse(row.request));
+    return { turnId: row.turn_id, request: request.success ? request.data : undefined, model: row.model };
   }
 
   /** Takes a turn out of the queue; whether it was there. */

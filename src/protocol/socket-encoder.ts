@@ -10,7 +10,7 @@ import type { FinishReason, StopReason, ToolExecution } from '../agent/events';
 import { assistantText, plainText, type AssistantMessage, type ToolResultContent } from '../api/content';
 import { type EncoderTable, ignoring, tableEncoder, type WireEncoder } from './encoder';
 import { SentenceSplitter } from './sentence-splitter';
-import type { CompletionFinish, ConfirmationState, ServerFrame, SocketToolCall, ToolVisibility } from './socket-frames';
+import { notificationFrame, type CompletionFinish, type ConfirmationState, type ServerFrame, type SocketToolCall, type ToolVisibility } from './socket-frames';
 
 export type SocketEncoderOptions = {
   /** The session id (the seed's conversation). */
@@ -150,9 +150,9 @@ function answerHandlers(s: SocketEncoding): Handlers<Exclude<keyof EncoderTable<
     'tool-execution-end': (event) => s.result(event.toolCallId, event.name, event.content),
     // A client tool's result, shown to every socket; an approval was acknowledged when it came.
     'tool-answer': (event) => (event.answer.kind === 'result' ? s.result(event.toolCallId, event.name, event.answer.content) : []),
-    'model-call-retry': (event) => [notification(`The model did not answer (${event.error.code}); trying again in ${(event.delayMs / 1000).toFixed(1)} s.`)],
-    'context-compacted': (event) => [notification(`${event.messagesSummarized} earlier messages were summarised to fit the model's context.`)],
-    'iteration-limit': (event) => [notification(`The agent reached its limit of ${event.maxIterations} tool rounds and answers without tools.`)],
+    'model-call-retry': (event) => [notificationFrame(`The model did not answer (${event.error.code}); trying again in ${(event.delayMs / 1000).toFixed(1)} s.`)],
+    'context-compacted': (event) => [notificationFrame(`${event.messagesSummarized} earlier messages were summarised to fit the model's context.`)],
+    'iteration-limit': (event) => [notificationFrame(`The agent reached its limit of ${event.maxIterations} tool rounds and answers without tools.`)],
     'turn-stop': (event) => {
       if (event.error?.code === 'cancelled') {
         return [
@@ -198,8 +198,4 @@ function messageThinking(message: AssistantMessage): string | null {
   if (typeof message.content === 'string') return null;
   const parts = message.content.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : []));
   return parts.length > 0 ? parts.join('') : null;
-}
-
-function notification(message: string): ServerFrame {
-  return { type: 'system_notification', message };
 }

@@ -57,3 +57,8 @@ export type ServerFrame =
 export function errorFrame(code: string, message: string, requestId: string | null): ServerFrame {
   return { type: 'error', message, code, request_id: requestId };
 }
+
+/** A note to the user that is not part of an answer: a retry, a compaction, a queued or steered message. */
+export function notificationFrame(message: string): ServerFrame {
+  return { type: 'system_notification', message };
+}

@@ -15,9 +15,7 @@ import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
 import { takeRateLimit } from '../limits/rate-limit';
 import { ApiError, invalidRequest } from '../lib/errors';
-import { errorFrame, type ServerFrame } from '../protocol/socket-frames';
-
-const notice = (message: string): ServerFrame => ({ type: 'system_notification', message });
+import { errorFrame, notificationFrame, type ServerFrame } from '../protocol/socket-frames';
 import { defaultTools } from '../tools/default-tools';
 import type { CompletionOptions } from './store/staged';
 import type { SessionStores } from './store/stores';
@@ -156,8 +154,8 @@ export class SocketDoor {
     const options: CompletionOptions = { model, reasoning: frame.reasoning ?? false, tools };
     const admitted = await this.start(sessionId, options, frame.request_id ?? null, () => true, ifBusy);
     // Queued or steered: said to the socket that asked; the completion's frames come to every socket as it runs.
-    if (admitted?.kind === 'queued') this.host.send(socket, notice(`Queued at position ${admitted.body.position}: it runs after the completion that is running.`));
-    if (admitted?.kind === 'steered') this.host.send(socket, notice('Handed to the running completion, which takes it after its current step.'));
+    if (admitted?.kind === 'queued') this.host.send(socket, notificationFrame(`Queued at position ${admitted.body.position}: it runs after the completion that is running.`));
+    if (admitted?.kind === 'steered') this.host.send(socket, notificationFrame('Handed to the running completion, which takes it after its current step.'));
   }
 
   /**

@@ -4,7 +4,8 @@
  * when the buffer fills and when the turn ends; readers see storage and buffer together, so a
  * follower never misses an event that was emitted.
  */
-import type { AgentEvent } from '../agent/events';
+import type { AgentEvent, ModelCallUsage, TurnError } from '../agent/events';
+import { emptyUsage } from '../agent/usage';
 import { z } from '../lib/zod';
 import type { TurnStore } from './store/turns';
 
@@ -12,6 +13,20 @@ import type { TurnStore } from './store/turns';
 const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }));
 
 export type LoggedEvent = { seq: number; event: AgentEvent };
+export type TurnStop = Extract<AgentEvent, { type: 'turn-stop' }>;
+
+/**
+ * The `turn-stop` of a turn ended from outside its loop (cut by an eviction, refused as it left the
+ * queue, crashed): `error` says why; `spent`, what its model calls used, if it made any.
+ */
+export function errorStop(turnId: string, error: TurnError, calibration: number, spent?: { usage: TurnStop['usage']; modelCalls: ModelCallUsage[] }): TurnStop {
+  return { type: 'turn-stop', turnId, stopReason: 'error', usage: spent?.usage ?? emptyUsage(), modelCalls: spent?.modelCalls ?? [], calibration, error };
+}
+
+/** Writes a lone closing event of a turn, as batch `seq` of its log. */
+export function logStop(store: TurnStore, stop: TurnStop, seq: number): void {
+  store.appendEvents(stop.turnId, seq, JSON.stringify([{ seq, event: stop }]));
+}
 
 /** At most this many events wait in memory; so a crash loses fewer than this many ids. */
 export const FLUSH_EVENTS = 256;

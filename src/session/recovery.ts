@@ -4,10 +4,8 @@
  * the turn is closed, so the session never stays locked and the history never holds an unanswered
  * call. Run when the object wakes and by its alarm.
  */
-import type { AgentEvent } from '../agent/events';
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
-import { emptyUsage } from '../agent/usage';
-import { FLUSH_EVENTS, readStoredEvents } from './event-log';
+import { errorStop, FLUSH_EVENTS, logStop, readStoredEvents } from './event-log';
 import type { SessionStores } from './store/stores';
 
 export function closeCutTurns({ history, meta, turns }: SessionStores): void {
@@ -18,16 +16,8 @@ export function closeCutTurns({ history, meta, turns }: SessionStores): void {
     // Events still buffered died with the old instance, but clients may have seen their ids: the
     // closing event takes an id above any of them, so that a client resuming still receives it.
     const lastSeq = (readStoredEvents(turns, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
-    const stop: AgentEvent = {
-      type: 'turn-stop',
-      turnId: turn.turnId,
-      stopReason: 'error',
-      usage: emptyUsage(),
-      modelCalls: [],
-      calibration: meta.calibration(),
-      error: { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' },
-    };
-    turns.appendEvents(turn.turnId, lastSeq + 1, JSON.stringify([{ seq: lastSeq + 1, event: stop }]));
+    const error = { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' };
+    logStop(turns, errorStop(turn.turnId, error, meta.calibration()), lastSeq + 1);
     turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
   }
 }

@@ -8,10 +8,8 @@
  *   `end` tells one, so that every follower, and a JSON request waiting for its body, sees the end.
  */
 import type { AgentEvent } from '../agent/events';
-import type { TurnEventLog } from './event-log';
+import type { TurnEventLog, TurnStop } from './event-log';
 import type { Listener } from './followers';
-
-type TurnStop = Extract<AgentEvent, { type: 'turn-stop' }>;
 
 export class TurnOutput {
   private readonly listeners = new Set<Listener>();

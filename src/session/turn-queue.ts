@@ -6,12 +6,12 @@
  * as it starts: one that is invalid by then ends at once with `turn_stop` `error` (the code its
  * 4xx would have had) and stores nothing.
  */
-import type { AgentEvent, TurnError } from '../agent/events';
-import { emptyUsage } from '../agent/usage';
+import type { TurnError } from '../agent/events';
 import type { AcceptedTurn } from '../api/responses';
 import type { TurnRequest } from '../api/turn-request';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { errorStop, logStop } from './event-log';
 import type { Follower, Listener } from './followers';
 import type { SessionStores } from './store/stores';
 import type { TurnRunner } from './turn-runner';
@@ -107,9 +107,9 @@ export class TurnQueue {
   private async startNext(): Promise<void> {
     const { stores, runner } = this.host;
     for (;;) {
-      if (!this.free()) return;
+      // The queue first: a session with nothing waiting (most) reads one row, not its pending calls.
       const next = stores.queue.first();
-      if (!next) return;
+      if (!next || !this.free()) return;
       let followers: Listener[] = [];
       if (!next.request) {
         stores.queue.remove(next.turnId);
@@ -117,16 +117,18 @@ export class TurnQueue {
         continue;
       }
       const queuedRequest = next.request;
-      // Read again once the tools are known: another request may have taken the session meanwhile.
+      // Checked again once the tools are known: another request may have taken the session, or a
+      // cancel this turn, meanwhile. Taking it out of the queue is the check that it still waits.
       const request = (): TurnRequest | undefined => {
-        if (!this.free() || stores.queue.first()?.turnId !== next.turnId) return undefined;
-        stores.queue.remove(next.turnId);
+        if (!this.free() || !stores.queue.remove(next.turnId)) return undefined;
         followers = this.take(next.turnId);
         return queuedRequest;
       };
       try {
         const launched = await runner.launch(request, { sessionId: stores.meta.sessionId() ?? '', model: next.model, queued: { turnId: next.turnId, followers: () => followers } });
-        if ('turnId' in launched || 'nothing' in launched) return;
+        // Started; or not, because the session was taken (the next check returns) or this turn was
+        // cancelled meanwhile (the next one in line is tried).
+        if ('turnId' in launched) return;
       } catch (error) {
         const turnError: TurnError = error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The queued turn could not start.' };
         if (!(error instanceof ApiError)) console.error('a queued turn failed to start', next.turnId, error);
@@ -151,8 +153,8 @@ export class TurnQueue {
   /** A waiting turn that never ran: its one event, stored and told, and its end. */
   private end(turnId: string, status: string, error: TurnError, followers: Listener[]): void {
     const { stores } = this.host;
-    const stop: AgentEvent = { type: 'turn-stop', turnId, stopReason: 'error', usage: emptyUsage(), modelCalls: [], calibration: stores.meta.calibration(), error };
-    stores.turns.appendEvents(turnId, 1, JSON.stringify([{ seq: 1, event: stop }]));
+    const stop = errorStop(turnId, error, stores.meta.calibration());
+    logStop(stores.turns, stop, 1);
     stores.turns.endTurn(turnId, status, 'error', error.code);
     for (const follower of followers) {
       follower.deliver({ seq: 1, event: stop });

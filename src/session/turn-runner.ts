@@ -8,7 +8,6 @@
  */
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
 import { runTurn, type TurnOutcome } from '../agent/run-turn';
-import { emptyUsage } from '../agent/usage';
 import type { UserMessage } from '../api/content';
 import { checkToolNames } from '../api/tool-names';
 import type { StreamMode, TurnRequest } from '../api/turn-request';
@@ -20,7 +19,7 @@ import type { ModelHandle } from '../providers/types';
 import type { PermissionRule } from '../tools/permission-rules';
 import type { Toolset } from '../tools/registry';
 import type { SubagentRunner } from '../tools/types';
-import { readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
+import { errorStop, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { createFollower, MAX_FOLLOWERS, type Follower, type Listener } from './followers';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
@@ -132,10 +131,10 @@ export class TurnRunner {
     try {
       const prior = door.idempotency && this.host.stores.turns.turnByIdempotencyKey(door.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
       if (prior) {
-        void tools.close();
         if (prior.requestHash !== door.idempotency?.hash) {
           throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
         }
+        void tools.close();
         return { replay: prior };
       }
       const admitted = typeof request === 'function' ? request() : request;
@@ -228,15 +227,7 @@ export class TurnRunner {
       await tools.close().catch((error: unknown) => console.error('closing the tools failed', error));
       const error = outcome?.error ?? { code: 'internal_error', message: 'The server failed during the turn.' };
       output.end(
-        {
-          type: 'turn-stop',
-          turnId,
-          stopReason: 'error',
-          usage: outcome?.usage ?? emptyUsage(),
-          modelCalls: outcome?.modelCalls ?? [],
-          calibration: this.host.stores.meta.calibration(),
-          error,
-        },
+        errorStop(turnId, error, this.host.stores.meta.calibration(), outcome && { usage: outcome.usage, modelCalls: outcome.modelCalls }),
         () => this.host.stores.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code),
       );
       attempt('logging the turn', () => logTurn({ session: door.sessionId, turn: turnId, user: this.host.userId(), model: model.id }, outcome, ended.started));

@@ -45,10 +45,12 @@ describe('no session is ever locked', () => {
     expect((await fetchWorker(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
-  it('accepts arguments 64 levels deep', async () => {
+  it('accepts arguments 64 levels deep, and takes 65 as invalid', async () => {
     const id = newSessionId('deep-ok');
-    const { of } = await streamTurn(id, { messages: [user(`call get_weather ${deepJson(63)}`)], tools: [{ name: 'get_weather' }] });
-    expect(of('tool_call')[0]!.input).toEqual(JSON.parse(deepJson(63)));
+    const { of } = await streamTurn(id, { messages: [user(`call get_weather ${deepJson(64)}`)], tools: [{ name: 'get_weather' }] });
+    expect(of('tool_call')[0]!.input).toEqual(JSON.parse(deepJson(64)));
+    const over = await streamTurn(newSessionId('deep-over'), { messages: [user(`call calculator ${deepJson(65)}`)] });
+    expect(over.of('tool_result')[0]!.content).toMatch(/^The arguments nest deeper than 64 levels: /);
   });
 
   it('ends the turn with turn_stop error and frees the session when the event log cannot be written', async () => {

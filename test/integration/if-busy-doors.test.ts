@@ -97,6 +97,19 @@ describe('AG-UI while a turn runs', () => {
   });
 });
 
+describe('AG-UI: a steer with no user message', () => {
+  it('is refused with 400 nothing_to_steer, and nothing waits', async () => {
+    const id = newSessionId('agui-steer-empty');
+    const first = await running(id);
+    const body = { threadId: id, runId: 'run-sys', messages: [{ id: crypto.randomUUID(), role: 'system', content: 'be brief' }], tools: [], context: [], forwardedProps: { ifBusy: 'steer' } };
+    const response = await fetchWorker('/ag-ui', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error.code).toBe('nothing_to_steer');
+    await first.rest;
+    expect((await waitIdle(id)).queuedTurns).toEqual([]);
+  });
+});
+
 describe('AG-UI: interrupt', () => {
   it('cancels the running turn and runs this one', async () => {
     const id = newSessionId('agui-interrupt');

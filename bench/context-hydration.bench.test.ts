@@ -16,7 +16,7 @@ const ROUNDS = 31;
 async function seed(id: string, size: number): Promise<void> {
   await seedHistory(id, size, (index) => `message ${index}: ${'a few words of an ordinary conversation '.repeat(3)}`, (store) => {
     const cut = size - KEPT;
-    store.addCompaction('turn_seed', { summary: `A summary of ${cut} messages.`, messagesSummarized: cut, totalSummarized: cut, tokensBefore: 0, tokensAfter: 0 });
+    store.compactions.add('turn_seed', { summary: `A summary of ${cut} messages.`, messagesSummarized: cut, totalSummarized: cut, tokensBefore: 0, tokensAfter: 0 });
   });
 }
 
@@ -33,7 +33,7 @@ it('a turn on 50,000 stored messages costs what one on 500 does', async () => {
     ids.map((id) =>
       runInDurableObject(stub(id), async (_instance, state) => {
         const store = new HistoryStore(state.storage);
-        const history = store.historyAfter(store.latestCompaction()?.upToSeq ?? 0);
+        const history = store.historyAfter(store.compactions.latest()?.upToSeq ?? 0);
         return { messages: history.length, bytes: JSON.stringify(history).length };
       }),
     ),

@@ -7,7 +7,7 @@
 import { errorOf, TurnsApiError } from './errors.js';
 import { runExchange, type RunOptions, type RunResult } from './run.js';
 import { readTurnEvents } from './sse.js';
-import type { AcceptedTurn, CancelledTurn, IfBusy, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
+import type { AcceptedTurn, Branch, CancelledTurn, IfBusy, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */
@@ -105,12 +105,21 @@ export function createClient(options: ClientOptions) {
   const client = {
     sessions: {
       get: (sessionId: string) => json<Session>(session(sessionId)),
-      messages: (sessionId: string, page: { limit?: number; cursor?: string } = {}) => {
+      /** A page of a branch: the active one, or the one that ends at `leaf`. */
+      messages: (sessionId: string, page: { limit?: number; cursor?: string; leaf?: string } = {}) => {
         const query = new URLSearchParams();
         if (page.limit !== undefined) query.set('limit', String(page.limit));
         if (page.cursor !== undefined) query.set('cursor', page.cursor);
+        if (page.leaf !== undefined) query.set('leaf', page.leaf);
         return json<MessagesPage>(`${session(sessionId)}/messages${query.size > 0 ? `?${query}` : ''}`);
       },
+      /** The session's branches, one per leaf. */
+      branches: async (sessionId: string): Promise<Branch[]> => (await json<{ branches: Branch[] }>(`${session(sessionId)}/branches`)).branches,
+      /** Makes the branch that ends at `leafId` the active one. */
+      activate: (sessionId: string, leafId: string) => json<Branch>(`${session(sessionId)}/branches/${encodeURIComponent(leafId)}/activate`, { method: 'POST' }),
+      /** A new session of the same user with a copy of the active branch (up to `upTo`); its id. */
+      fork: async (sessionId: string, fork: { sessionId?: string; upTo?: string } = {}): Promise<string> =>
+        (await json<{ sessionId: string }>(`${session(sessionId)}/fork`, { method: 'POST', body: JSON.stringify(fork) })).sessionId,
       delete: async (sessionId: string): Promise<void> => {
         await call(session(sessionId), { method: 'DELETE' });
       },

@@ -34,7 +34,15 @@ export type ClientTool = { name: string; description?: string; parameters?: Reco
 
 /** What a turn does when another runs on the session: refuse (409), wait (202), cancel the other, or join it (202). */
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt' | 'steer';
-export type TurnInput = { messages: InputMessage[]; tools?: ClientTool[]; model?: string; ifBusy?: IfBusy };
+/**
+ * `parentId`: continue from that message rather than the active leaf, on a new branch that becomes
+ * active (null: a new first message); `messages` may then be empty, to have the model answer again.
+ */
+export type TurnInput = { messages: InputMessage[]; tools?: ClientTool[]; model?: string; ifBusy?: IfBusy; parentId?: string | null };
+
+/** Where a stored message stands in the history's tree: `siblingIds` (with itself) only where there are several. */
+export type MessagePlace = { id: string; parentId?: string; siblingIds?: string[] };
+export type StoredMessage = (UserMessage & MessagePlace) | (SystemMessage & MessagePlace) | (AssistantMessage & MessagePlace) | (ToolMessage & MessagePlace);
 
 export type Usage = {
   inputTokens: number;
@@ -79,7 +87,7 @@ export type TurnEvent = { [Name in TurnEventName]: { event: Name; data: TurnEven
 /** `stream: "none"`: what the turn added to the history, and how it stopped. */
 export type TurnBody = {
   stopReason: StopReason;
-  messages: (AssistantMessage | ToolMessage)[];
+  messages: ((AssistantMessage | ToolMessage) & MessagePlace)[];
   turnId: string;
   usage: TurnUsage;
   error?: TurnError;
@@ -102,10 +110,14 @@ export type Session = {
   runningTurnId?: string;
   /** The turns waiting for the session, first to run first. */
   queuedTurns: { turnId: string; position: number }[];
+  /** The session and message a fork copied its history from. */
+  forkedFrom?: { sessionId: string; messageId: string };
 };
 
 export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
-export type MessagesPage = { messages: (HistoryMessage | CompactionMarker)[]; next?: string };
+export type MessagesPage = { messages: (StoredMessage | CompactionMarker)[]; next?: string };
+/** One branch of a session: the path from the first message to `leafId`. */
+export type Branch = { leafId: string; active: boolean; messageCount: number; updatedAt: string; forkPointId?: string };
 export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
 /** A turn accepted while another ran (`202`): queued, with its place from 1, or steered into the running turn. */
 export type AcceptedTurn = { turnId: string; status: 'queued'; position: number } | { turnId: string; status: 'steered' };

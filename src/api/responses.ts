@@ -5,7 +5,7 @@
  * parse real answers with them (strictly), so that they say what the Worker sends.
  */
 import { z } from '../lib/zod';
-import { assistantMessageSchema, historyMessageSchema, toolMessageSchema, toolResultContentSchema } from './content';
+import { assistantMessageSchema, systemMessageSchema, toolMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
 
 export const errorBodySchema = z
   .strictObject({
@@ -41,6 +41,25 @@ const compactionReportSchema = z.strictObject({
   reason: z.enum(['threshold', 'overflow']),
 });
 
+/** Where a stored message stands in the history's tree (docs/branches.md). */
+const placeFields = {
+  id: z.string().meta({ description: 'The message id: stable; what parentId, ?leaf= and upTo take.' }),
+  parentId: z.string().optional().meta({ description: 'The message it follows; absent on a first message.' }),
+  siblingIds: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'Every message with the same parent, oldest first, itself included; only where there are several ("2 / 3").' }),
+};
+const storedAssistantSchema = assistantMessageSchema.extend(placeFields);
+const storedToolSchema = toolMessageSchema.extend(placeFields);
+/** A message as the history holds it, with its place in the tree. */
+export const storedMessageSchema = z.discriminatedUnion('role', [
+  userMessageSchema.extend(placeFields),
+  systemMessageSchema.extend(placeFields),
+  storedAssistantSchema,
+  storedToolSchema,
+]);
+
 const turnErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
 const stopReasonSchema = z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'error']);
 
@@ -70,7 +89,7 @@ export type TurnEventName = keyof typeof turnEventSchemas;
 export const turnBodySchema = z
   .strictObject({
     stopReason: stopReasonSchema,
-    messages: z.array(z.union([assistantMessageSchema, toolMessageSchema])),
+    messages: z.array(z.union([storedAssistantSchema, storedToolSchema])),
     turnId: z.string(),
     usage: turnUsageSchema,
     error: turnErrorSchema.optional(),
@@ -101,13 +120,17 @@ export const sessionViewSchema = z
     running: z.boolean(),
     runningTurnId: z.string().optional(),
     queuedTurns: z.array(z.strictObject({ turnId: z.string(), position: z.number().int().positive() })),
+    forkedFrom: z
+      .strictObject({ sessionId: z.string(), messageId: z.string() })
+      .optional()
+      .meta({ description: 'The session and message a fork copied its history from.' }),
   })
   ;
 
 export const messagesPageSchema = z
   .strictObject({
     messages: z.array(
-      z.union([historyMessageSchema, z.strictObject({ role: z.literal('compaction'), summary: z.string(), summarizedMessages: z.number().int() })]),
+      z.union([storedMessageSchema, z.strictObject({ role: z.literal('compaction'), summary: z.string(), summarizedMessages: z.number().int() })]),
     ),
     next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
   })
@@ -123,8 +146,24 @@ export const acceptedTurnSchema = z.union([
   z.strictObject({ turnId: z.string(), status: z.literal('steered') }),
 ]);
 
+/** One branch of a session (`GET .../branches`, and the answer of its activate). */
+export const branchViewSchema = z.strictObject({
+  leafId: z.string().meta({ description: 'The last message of the branch.' }),
+  active: z.boolean(),
+  messageCount: z.number().int().meta({ description: 'The messages from the first to the leaf.' }),
+  updatedAt: z.string(),
+  forkPointId: z.string().optional().meta({ description: 'The last message it shares with the branch it left; absent on a first branch.' }),
+});
+
+export const branchListSchema = z.strictObject({ branches: z.array(branchViewSchema) });
+
+/** `201` to `POST /sessions/{id}/fork`. */
+export const forkedSessionSchema = z.strictObject({ sessionId: z.string() });
+
 export type TurnBody = z.infer<typeof turnBodySchema>;
 export type AcceptedTurn = z.infer<typeof acceptedTurnSchema>;
 export type SessionViewBody = z.infer<typeof sessionViewSchema>;
 export type MessagesPage = z.infer<typeof messagesPageSchema>;
+export type StoredMessage = z.infer<typeof storedMessageSchema>;
+export type BranchViewBody = z.infer<typeof branchViewSchema>;
 export type TurnEvent = { [Name in TurnEventName]: { event: Name; data: z.infer<(typeof turnEventSchemas)[Name]> } }[TurnEventName];

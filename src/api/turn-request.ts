@@ -2,6 +2,7 @@
 import { z } from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';
+import { messageIdSchema } from './message-ids';
 import { permissionRuleSchema } from '../tools/permission-rules';
 
 // What a request may bring is bounded; what the history holds is not (a model's answer, a tool's
@@ -81,11 +82,24 @@ export const ifBusySchema = z.enum(['reject', 'enqueue', 'interrupt', 'steer']);
 
 export const turnRequestSchema = z
   .strictObject({
-    messages: z.array(inputMessageSchema).min(1).max(LIMITS.messagesPerRequest),
+    messages: z.array(inputMessageSchema).max(LIMITS.messagesPerRequest),
     tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
     stream: streamModeSchema.default('none'),
     model: modelNameSchema.optional(),
     ifBusy: ifBusySchema.default('reject'),
+    /**
+     * Continue from this message of the history rather than from the active leaf, on a new branch
+     * that becomes active (docs/branches.md); null: from the start (a new first message).
+     */
+    parentId: messageIdSchema.nullable().optional(),
+  })
+  .refine((request) => request.messages.length > 0 || request.parentId !== undefined, {
+    message: 'A turn brings at least one message (only a turn with a parentId may bring none: it answers again from there).',
+    path: ['messages'],
+  })
+  .refine((request) => request.ifBusy !== 'steer' || request.parentId === undefined, {
+    message: 'A steered message joins the running turn on its branch: it takes no parentId.',
+    path: ['parentId'],
   })
   .refine((request) => request.ifBusy !== 'steer' || request.messages.every((message) => message.role === 'user'), {
     message: 'A steered request brings user messages only.',

@@ -5,74 +5,14 @@
  * item is an object `{event, id, data}`, one per `event:` name, with the schema of its `data:`.
  */
 import { runAgentInputSchema } from '../api/agui-request';
-import { messagesQuerySchema } from '../api/messages-query';
 import { harnessRequestSchema } from '../api/harness-request';
 import { piStreamRequestSchema } from '../api/pi-stream-request';
-import { acceptedTurnSchema, cancelledTurnSchema, errorBodySchema, messagesPageSchema, sessionViewSchema, turnBodySchema, turnEventSchemas } from '../api/responses';
-import { sessionIdSchema, turnRequestSchema } from '../api/turn-request';
-import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../api/turn-routes';
-import { z } from '../lib/zod';
+import { acceptedTurnSchema, cancelledTurnSchema, errorBodySchema, turnBodySchema, turnEventSchemas } from '../api/responses';
+import { turnRequestSchema } from '../api/turn-request';
+import { followQuerySchema, idempotencyKeySchema } from '../api/turn-routes';
 import { harnessEventSchemas } from '../protocol/harness-events';
-
-type JsonSchema = Record<string, unknown>;
-type Json = Record<string, unknown>;
-
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
-  return json;
-}
-
-const ERROR_STATUSES: Record<string, string> = {
-  '400': 'The body, URL or a header is malformed, or the request does not fit the session (`code` says which).',
-  '401': 'No valid bearer token.',
-  '403': 'The request names another user than the token.',
-  '404': 'No such session or turn (for this user).',
-  '405': 'Another method than the route takes.',
-  '409': 'A turn runs in the session (`session_busy`, `details.runningTurnId`), its queue is full (`queue_full`), or calls are still owed (`details.pendingToolCallIds`).',
-  '410': 'The events of a turn that ended more than 24 h ago.',
-  '413': 'A body over 10 MiB.',
-  '415': 'A body not sent as JSON.',
-  '422': 'An Idempotency-Key sent again with another body.',
-  '426': 'A plain GET of the socket route.',
-  '429': 'Over the rate limit; wait `Retry-After` seconds.',
-  '500': 'A configuration error, or a failure of the server.',
-};
-
-function errors(...statuses: string[]): Record<string, Json> {
-  const out: Record<string, Json> = {};
-  for (const status of statuses) {
-    out[status] = { description: ERROR_STATUSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  }
-  return out;
-}
-
-const json = (schema: z.ZodType, description: string): Json => ({ description, content: { 'application/json': { schema: schemaOf(schema, 'output') } } });
-
-/** The schema of one SSE event (its name, its id, its data), as a union over the names. */
-function sseEvent(events: Record<string, JsonSchema>): JsonSchema {
-  return {
-    oneOf: Object.entries(events).map(([name, data]) => ({
-      type: 'object',
-      title: name,
-      properties: { event: { const: name }, id: { type: 'string', description: 'The event number (send it back as Last-Event-ID).' }, data },
-      required: ['event', 'data'],
-    })),
-  };
-}
-
-/** An SSE media type: the stream is text; `x-sse-event` is the schema of each of its events. */
-function sseMedia(events: Record<string, JsonSchema>, extra: Json = {}): Json {
-  return { schema: { type: 'string', description: 'Server-Sent Events; each event is one item of x-sse-event.' }, 'x-sse-event': sseEvent(events), ...extra };
-}
-
-function sse(description: string, events: Record<string, JsonSchema>, externalDocs?: Json): Json {
-  return { description, content: { 'text/event-stream': sseMedia(events, externalDocs ? { 'x-external-docs': externalDocs } : {}) } };
-}
-
-/** Events whose shapes are another project's (pi, AG-UI): named here, specified there. */
-function named(names: string[], description: string): Record<string, JsonSchema> {
-  return Object.fromEntries(names.map((name) => [name, { type: 'object', properties: { type: { const: name } }, required: ['type'], description }]));
-}
+import { errors, json, named, queryParameters, schemaOf, sessionId, sse, sseEvent, sseMedia, turnId, type Json } from './openapi-parts';
+import { sessionPaths } from './openapi-sessions';
 
 const turnEvents = Object.fromEntries(Object.entries(turnEventSchemas).map(([name, schema]) => [name, schemaOf(schema, 'output')]));
 const PI_EVENTS = ['agent_start', 'turn_start', 'message_start', 'message_update', 'message_end', 'tool_execution_start', 'tool_execution_end', 'turn_end', 'agent_end'];
@@ -96,14 +36,6 @@ const AGUI_EVENTS = [
 ];
 
 const harnessEvent = { oneOf: Object.values(harnessEventSchemas).map((schema) => schemaOf(schema, 'output')) };
-
-const sessionId = { name: 'id', in: 'path', required: true, description: 'The session.', schema: schemaOf(sessionIdSchema, 'input') };
-const turnId = { name: 'turnId', in: 'path', required: true, description: 'A turn of the session.', schema: schemaOf(turnIdSchema, 'input') };
-
-function queryParameters(schema: z.ZodObject): Json[] {
-  const object = schemaOf(schema, 'input') as { properties: Record<string, JsonSchema>; required?: string[] };
-  return Object.entries(object.properties).map(([name, property]) => ({ name, in: 'query', required: object.required?.includes(name) ?? false, schema: property }));
-}
 
 function buildDocument(): Json {
   return {
@@ -133,7 +65,7 @@ function turnPaths(): Json {
         operationId: 'postTurn',
         summary: 'Run a turn',
         description:
-          'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`). `ifBusy` says what happens while another turn runs: `reject` (409 `session_busy`), `enqueue` (202, the turn waits; follow it at its events), `interrupt` (the running turn is cancelled, this one runs), `steer` (202, the user messages join the running turn).',
+          'Messages in (a user message, or the answers to the calls the session waits for); the turn out, as SSE (`delta`, `message`, `pi`) or one JSON body (`none`). `ifBusy` says what happens while another turn runs: `reject` (409 `session_busy`), `enqueue` (202, the turn waits; follow it at its events), `interrupt` (the running turn is cancelled, this one runs), `steer` (202, the user messages join the running turn). `parentId` continues from another message of the history on a new branch, which becomes active (edit, regenerate; `400 invalid_parent` for a message mid tool exchange).',
         parameters: [
           sessionId,
           { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
@@ -175,43 +107,6 @@ function turnPaths(): Json {
         summary: 'Stop the running turn; answers once it has stopped',
         parameters: [sessionId, turnId],
         responses: { '200': json(cancelledTurnSchema, 'The turn, stopped.'), ...errors('401', '404', '409', '429', '500') },
-      },
-    },
-  };
-}
-
-/** The session: its history, its summary, its erasure, its socket. */
-function sessionPaths(): Json {
-  return {
-    '/sessions/{id}/messages': {
-      get: {
-        operationId: 'getMessages',
-        summary: "The session's history, a page at a time",
-        parameters: [sessionId, ...queryParameters(messagesQuerySchema)],
-        responses: { '200': json(messagesPageSchema, 'A page of the history, in order.'), ...errors('400', '401', '404', '500') },
-      },
-    },
-    '/sessions/{id}': {
-      get: {
-        operationId: 'getSession',
-        summary: 'The session: title, counts, pending calls, usage, the running and last turn',
-        parameters: [sessionId],
-        responses: { '200': json(sessionViewSchema, 'The session.'), ...errors('400', '401', '404', '500') },
-      },
-      delete: {
-        operationId: 'deleteSession',
-        summary: 'Erase the session',
-        parameters: [sessionId],
-        responses: { '204': { description: 'Erased.' }, ...errors('400', '401', '404', '409', '500') },
-      },
-    },
-    '/sessions/{id}/ws': {
-      get: {
-        operationId: 'openSocket',
-        summary: 'The chat socket (seed 003): a WebSocket upgrade',
-        description: 'Upgrade with `Upgrade: websocket`; the token may come as a `bearer.<jwt>` entry of Sec-WebSocket-Protocol (then `agent-chat` is selected). A refused upgrade closes with 4000 + the HTTP status.',
-        parameters: [sessionId],
-        responses: { '101': { description: 'Switching protocols: the socket is open.' }, ...errors('426') },
       },
     },
   };

@@ -6,6 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { openApiDocument } from './openapi';
 import { withRateLimit } from './rate-limit';
+import { activateBranch, getBranches, postFork } from './routes/branches';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { postAgui } from './routes/agui';
 import { postHarnessChat } from './routes/harness';
@@ -49,6 +50,12 @@ router
   .all('/sessions/:id/ws', methodNotAllowed(['GET']))
   .get('/sessions/:id/messages', getMessages)
   .all('/sessions/:id/messages', methodNotAllowed(['GET']))
+  .get('/sessions/:id/branches', getBranches)
+  .all('/sessions/:id/branches', methodNotAllowed(['GET']))
+  .post('/sessions/:id/branches/:leafId/activate', activateBranch)
+  .all('/sessions/:id/branches/:leafId/activate', methodNotAllowed(['POST']))
+  .post('/sessions/:id/fork', postFork)
+  .all('/sessions/:id/fork', methodNotAllowed(['POST']))
   .get('/sessions/:id', getSession)
   .delete('/sessions/:id', deleteSession)
   .all('/sessions/:id', methodNotAllowed(['GET', 'DELETE']))

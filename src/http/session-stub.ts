@@ -17,7 +17,7 @@ export { sessionObjectName, userOfObjectName } from '../session/object-name';
  * "serializable" types and gives up (`never`) on fields typed `unknown` (tool inputs, error
  * details), though they are plain JSON values that structured clone carries as they are.
  */
-export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession'>;
+export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession' | 'getBranches' | 'activateBranch' | 'exportBranch' | 'importFork'>;
 
 export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
   return env.SESSIONS.getByName(sessionObjectName(userId, sessionId)) as unknown as SessionRpc;

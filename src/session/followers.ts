@@ -54,8 +54,11 @@ export interface Follower extends Listener {
   result(): Promise<StartedTurn>;
 }
 
-export function createFollower(mode: StreamMode, after = 0): Follower {
-  return mode === 'none' ? jsonFollower() : sseFollower(sseEncoderFor(mode), after);
+/** A JSON answer's last touch, made as the turn stops (the turns API names the messages it stored). */
+export type FinishBody = (body: TurnJsonBody) => TurnJsonBody;
+
+export function createFollower(mode: StreamMode, after = 0, finish?: FinishBody): Follower {
+  return mode === 'none' ? jsonFollower(finish) : sseFollower(sseEncoderFor(mode), after);
 }
 
 /** The heartbeat of a stream whose turn waits in the queue: `: queued`, until the turn starts. */
@@ -118,7 +121,7 @@ function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Fra
   };
 }
 
-function jsonFollower(): Follower {
+function jsonFollower(finish: FinishBody = (body) => body): Follower {
   const encoder = createTurnsJsonEncoder();
   let turnId = '';
   let resolve: (body: TurnJsonBody) => void = () => {};
@@ -126,7 +129,15 @@ function jsonFollower(): Follower {
   return {
     deliver: ({ event }) => {
       if (event.type === 'turn-start') turnId = event.turnId;
-      encoder.encode(event).forEach(resolve);
+      for (const body of encoder.encode(event)) {
+        // The touch is an addition: without it, the answer is still the answer.
+        try {
+          resolve(finish(body));
+        } catch (error) {
+          console.error('finishing the JSON answer failed', error);
+          resolve(body);
+        }
+      }
     },
     // Closed before its body was made (its encoder failed): the request still gets an answer.
     close: () => resolve(failedTurnBody(turnId)),

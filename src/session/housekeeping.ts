@@ -52,7 +52,15 @@ export class Housekeeping {
     return this.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
   }
 
-  deleteAlarm(): Promise<void> {
+  /** The session is deleted: its alarm, its storage, and what the stores keep of it. */
+  async erase(): Promise<void> {
+    await this.deleteAlarm();
+    await this.storage.deleteAll();
+    this.stores.meta.forget();
+    this.stores.history.forget();
+  }
+
+  private deleteAlarm(): Promise<void> {
     this.alarmAt = undefined;
     return this.storage.deleteAlarm();
   }

@@ -24,7 +24,9 @@ import { closeCutTurns } from './recovery';
 import { guard, type Result } from './result';
 import { SocketDoor, type SocketAttachment } from './socket-door';
 import { closeQuietly, SocketHub } from './socket-hub';
-import type { MessagesPage } from './store/history';
+import { activateBranch } from './branching';
+import { exportBranch, importFork, type BranchCopy } from './forks';
+import { branchesView, messagesPage, type BranchView, type MessagesPage } from './history-views';
 import { openStores, summarize, type SessionStores, type SessionSummary } from './store/stores';
 import type { TurnRow } from './store/turns';
 import { subagentRunner, type ChildSession } from './subagents';
@@ -32,10 +34,9 @@ import { Titles } from './titles';
 import { Toolsets } from './toolsets';
 import { TurnQueue } from './turn-queue';
 import { TurnRunner, type Door } from './turn-runner';
-import { admit, followerOf, startTurnsApiTurn, type Session, type StartTurnArgs, type TurnStarted } from './turns-door';
+import { admit, cancelTurn, followerOf, startTurnsApiTurn, type CancelledTurn, type Session, type StartTurnArgs, type TurnStarted } from './turns-door';
 
 export type SessionView = SessionSummary & { sessionId: string; running: boolean; runningTurnId?: string };
-export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
 type Stream = { body: ReadableStream<Uint8Array> };
 
 export class SessionObject extends DurableObject<Env> {
@@ -61,10 +62,10 @@ export class SessionObject extends DurableObject<Env> {
       tools: (subagent) => this.toolsets.forTurn(readConfig(env), subagent),
       sessionListener: (door, config) => this.hub.turnListener(door, config.toolVisibility),
       subagents: (sessionId, model, rules, config) =>
-        subagentRunner({ sessionId, userId: this.userId(), model, rules, config, child: (name) => env.SESSIONS.getByName(name) as unknown as ChildSession }),
+        subagentRunner({ sessionId, userId: userOfObjectName(ctx.id.name), model, rules, config, child: (name) => env.SESSIONS.getByName(name) as unknown as ChildSession }),
       started: () => this.housekeeping.keepAwake(),
       ended: (door, outcome, model, config) => this.afterTurn(door, outcome, model, config),
-      userId: () => this.userId(),
+      userId: () => userOfObjectName(ctx.id.name),
     });
     this.queue = new TurnQueue({ stores: this.stores, runner: this.runner, maxQueued: () => readConfig(env).maxQueuedTurns, keepAwake: () => this.housekeeping.keepAwake() });
     this.door = new SocketDoor({
@@ -140,44 +141,46 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** Stops the running turn: the abort reaches the model call and running tools; answers once it ended. */
+  /** Stops the running turn (the abort reaches the model call and running tools), or takes a queued one out. */
   async cancelTurn(turnId: string): Promise<Result<{ turn: CancelledTurn }>> {
-    return guard(async () => {
-      const turn = this.requireTurn(turnId);
-      if (turn.status === 'queued' && this.queue.cancel(turnId)) return { turn: { turnId, status: 'cancelled', stopReason: 'error' } };
-      if (this.runner.runningTurnId !== turnId) {
-        throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}).`, { details: { status: turn.status } });
-      }
-      await this.runner.stop();
-      const ended = this.stores.turns.turn(turnId);
-      return { turn: { turnId, status: ended?.status ?? 'cancelled', ...(ended?.stopReason ? { stopReason: ended.stopReason } : {}) } satisfies CancelledTurn };
-    });
+    return guard(async () => ({ turn: await cancelTurn(this.session(), this.requireTurn(turnId)) }));
   }
 
   async getSession(sessionId: string): Promise<Result<{ session: SessionView }>> {
     return guard(async () => {
-      this.requireSession();
       const runningTurnId = this.runner.runningTurnId;
-      return { session: { sessionId, ...summarize(this.stores), running: runningTurnId !== undefined, ...(runningTurnId ? { runningTurnId } : {}) } satisfies SessionView };
+      return { session: { sessionId, ...summarize(this.existing()), running: runningTurnId !== undefined, ...(runningTurnId ? { runningTurnId } : {}) } satisfies SessionView };
     });
   }
 
   async getMessages(query: MessagesQuery): Promise<Result<MessagesPage>> {
-    return guard(async () => {
-      this.requireSession();
-      return this.stores.history.page(query.limit, query.cursor);
-    });
+    return guard(async () => messagesPage(this.existing().history, query));
+  }
+
+  // --- branches and forks (docs/branches.md) --------------------------------------------------------
+
+  async getBranches(): Promise<Result<{ branches: BranchView[] }>> {
+    return guard(async () => branchesView(this.existing().history));
+  }
+
+  async activateBranch(leafId: string): Promise<Result<BranchView>> {
+    return guard(async () => activateBranch(this.existing().history, leafId, this.runner.runningTurnId));
+  }
+
+  /** A fork's two ends: the copy of a branch this session gives, and the new session that takes it whole. */
+  async exportBranch(sessionId: string, upToId: string | undefined): Promise<Result<BranchCopy>> {
+    return guard(async () => exportBranch(this.existing(), sessionId, upToId));
+  }
+
+  async importFork(sessionId: string, copy: BranchCopy): Promise<Result<{ sessionId: string }>> {
+    return guard(() => importFork(this.stores, sessionId, copy));
   }
 
   async deleteSession(): Promise<Result<{ deleted: true }>> {
     return guard(async () => {
-      this.requireSession();
-      if (this.runner.runningTurnId) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
+      if (this.existing() && this.runner.runningTurnId) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
       this.titles.abandon();
-      await this.housekeeping.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      this.stores.meta.forget();
-      this.stores.history.forget();
+      await this.housekeeping.erase();
       this.queue.forget();
       // The session is gone: its sockets are told so and closed.
       this.hub.tell({ type: 'session-deleted' });
@@ -230,17 +233,14 @@ export class SessionObject extends DurableObject<Env> {
     return { stores: this.stores, runner: this.runner, queue: this.queue };
   }
 
-  private userId(): string {
-    return userOfObjectName(this.ctx.id.name);
-  }
-
-  private requireSession(): void {
+  /** The stores of a session that exists (404 otherwise). */
+  private existing(): SessionStores {
     if (!this.stores.meta.exists()) throw new ApiError(404, 'session_not_found', 'No session has this id. A session is created by its first turn.');
+    return this.stores;
   }
 
   private requireTurn(turnId: string): TurnRow {
-    this.requireSession();
-    const turn = this.stores.turns.turn(turnId);
+    const turn = this.existing().turns.turn(turnId);
     if (!turn) throw new ApiError(404, 'turn_not_found', `This session has no turn ${turnId}.`);
     return turn;
   }

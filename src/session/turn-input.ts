@@ -7,7 +7,7 @@ import type { SessionStores } from './store/stores';
 
 /** Bounded hydration: the latest summary and what came after it, never the whole history. */
 export function turnInput({ history, meta }: SessionStores, turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
-  const compaction = history.latestCompaction();
+  const compaction = history.compactions.latest();
   return {
     turnId,
     history: history.historyAfter(compaction?.upToSeq ?? 0),

@@ -11,7 +11,7 @@ export function createTurnRecorder({ history: store, meta, turns }: SessionStore
   return (event) => {
     switch (event.type) {
       case 'context-compacted':
-        store.addCompaction(turnId, event);
+        store.compactions.add(turnId, event);
         return;
       case 'input-message':
         store.appendMessage(turnId, event.message);

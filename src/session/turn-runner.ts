@@ -20,7 +20,8 @@ import type { PermissionRule } from '../tools/permission-rules';
 import type { Toolset } from '../tools/registry';
 import type { SubagentRunner } from '../tools/types';
 import { errorStop, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
-import { createFollower, MAX_FOLLOWERS, type Follower, type Listener } from './followers';
+import { checkParent } from './branching';
+import { createFollower, MAX_FOLLOWERS, type FinishBody, type Follower, type Listener } from './followers';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
 import { logTurn, turnInput } from './turn-input';
@@ -152,12 +153,15 @@ export class TurnRunner {
   private start(request: TurnRequest, door: Door, tools: Toolset): string {
     const { stores } = this.host;
     const config = this.host.config();
-    const pending = stores.meta.exists() ? stores.history.pendingCalls() : [];
+    // A turn from another message (`parentId`) leaves the calls owed on this branch: they are owed there.
+    const pending = request.parentId === undefined && stores.meta.exists() ? stores.history.pendingCalls() : [];
     const { answers, newMessages } = validateTurn(request, pending, this.running?.turnId);
+    const parent = request.parentId === undefined ? undefined : checkParent(stores.history, request.parentId, request.messages.length === 0);
     checkToolNames(request.tools ?? [], tools.registry.names());
     const model = resolveModel(door.model, config, this.host.bindings);
 
     stores.meta.ensureCreated(door.sessionId);
+    stores.history.beginTurn(parent);
     // Rules the answers bring last: kept before the turn runs, so that its own calls obey them.
     stores.side.addRules(answers.flatMap(({ answer }) => (answer.kind === 'permission' ? (answer.rules ?? []) : [])));
     // A sub-agent's session takes the rules of the session that spawned it, for good: what is denied
@@ -233,13 +237,15 @@ export class TurnRunner {
       attempt('logging the turn', () => logTurn({ session: door.sessionId, turn: turnId, user: this.host.userId(), model: model.id }, outcome, ended.started));
     } finally {
       this.running = undefined;
+      // A branch the turn stored nothing on was never made; reads go back to the active branch.
+      this.host.stores.history.branches.settle();
     }
     attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config));
   }
 
   /** A follower of a turn in a turns API stream mode, from after event `after`. */
-  follow(turn: TurnRow, mode: StreamMode, after: number): Follower {
-    return this.attach(turn, createFollower(mode, after));
+  follow(turn: TurnRow, mode: StreamMode, after: number, finish?: FinishBody): Follower {
+    return this.attach(turn, createFollower(mode, after, finish));
   }
 
   /**

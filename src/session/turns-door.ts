@@ -16,7 +16,9 @@ import type { UserMessage } from '../api/content';
 import { ApiError } from '../lib/errors';
 import type { AcceptedTurn } from '../api/responses';
 import type { IfBusy, TurnRequest } from '../api/turn-request';
-import { createFollower, type Follower, type FollowFrom, type StartedTurn } from './followers';
+import { checkParent } from './branching';
+import { createFollower, type FinishBody, type Follower, type FollowFrom, type StartedTurn } from './followers';
+import { identifyTurnMessages } from './history-views';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
 import type { Queued, TurnQueue } from './turn-queue';
@@ -50,6 +52,8 @@ export async function admit(
   const busy = runner.runningTurnId !== undefined;
   if (busy && (door.ifBusy === 'enqueue' || door.ifBusy === 'steer')) {
     const admitted = typeof request === 'function' ? request() : request;
+    // Checked now, so that a turn that waits was a turn that could run.
+    if (admitted?.parentId !== undefined) checkParent(stores.history, admitted.parentId, admitted.messages.length === 0);
     if (admitted && door.ifBusy === 'enqueue') {
       const body = queue.enqueue(admitted, door);
       return { kind: 'queued', body, ...(streams && makeFollower ? { follower: queue.follow(body.turnId, makeFollower({ queued: true })) } : {}) };
@@ -101,8 +105,24 @@ export async function startTurnsApiTurn(args: StartTurnArgs, session: Session): 
   }
   // A retry of a turn that ran follows (or replays) it, whatever the policy says.
   const door = { sessionId: args.sessionId, model: args.model, ifBusy: prior ? ('reject' as const) : request.ifBusy, ...(idempotency ? { idempotency } : {}) };
-  const admitted = await admit(session, request, door, ({ after }) => createFollower(request.stream, after), false);
-  if (admitted.kind === 'replay') return { ...(await session.runner.follow(admitted.turn, request.stream, 0).result()), replayed: true };
+  // A JSON answer names the messages the turn stored (their ids, parents and siblings).
+  const finish: FinishBody = (body) => ({ ...body, messages: identifyTurnMessages(session.stores.history, body.turnId, body.messages) });
+  const admitted = await admit(session, request, door, ({ after }) => createFollower(request.stream, after, finish), false);
+  if (admitted.kind === 'replay') return { ...(await session.runner.follow(admitted.turn, request.stream, 0, finish).result()), replayed: true };
   if (admitted.kind === 'started') return { ...(await followerOf(admitted).result()), replayed: false };
   return { kind: 'accepted', body: admitted.body, replayed: false };
+}
+
+export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
+
+/** A cancel (`POST .../turns/{turnId}/cancel`): a queued turn leaves the queue; the running one stops, and is answered once it has. */
+export async function cancelTurn({ queue, runner, stores }: Session, turn: TurnRow): Promise<CancelledTurn> {
+  const { turnId } = turn;
+  if (turn.status === 'queued' && queue.cancel(turnId)) return { turnId, status: 'cancelled', stopReason: 'error' };
+  if (runner.runningTurnId !== turnId) {
+    throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}).`, { details: { status: turn.status } });
+  }
+  await runner.stop();
+  const ended = stores.turns.turn(turnId);
+  return { turnId, status: ended?.status ?? 'cancelled', ...(ended?.stopReason ? { stopReason: ended.stopReason } : {}) };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient, TurnsApiError, type TurnEvent } from '../../client/src/index';
 import type * as ClientTypes from '../../client/src/types';
 import type { z } from '../../src/lib/zod';
-import type { acceptedTurnSchema, messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
+import type { acceptedTurnSchema, branchViewSchema, messagesPageSchema, sessionViewSchema, turnBodySchema, TurnEvent as ServerTurnEvent } from '../../src/api/responses';
 import type { TurnRequest, turnRequestSchema } from '../../src/api/turn-request';
 import { callWorker, history, newSessionId } from '../helpers/api';
 
@@ -25,7 +25,9 @@ const typesAgree: [
   Same<NonNullable<ClientTypes.TurnInput['tools']>, NonNullable<TurnRequest['tools']>>,
   Same<ClientTypes.AcceptedTurn, z.infer<typeof acceptedTurnSchema>>,
   Same<NonNullable<ClientTypes.TurnInput['ifBusy']>, TurnRequest['ifBusy']>,
-] = [true, true, true, true, true, true, true, true];
+  Same<ClientTypes.Branch, z.infer<typeof branchViewSchema>>,
+  Same<ClientTypes.TurnInput['parentId'], TurnRequest['parentId']>,
+] = [true, true, true, true, true, true, true, true, true, true];
 
 type Call = { method: string; url: string; lastEventId: string | null; idempotencyKey: string | null };
 
@@ -73,7 +75,7 @@ const user = (content: string) => ({ role: 'user' as const, content });
 
 describe('the typed client', () => {
   it('runs a JSON turn and reads the session', async () => {
-    expect(typesAgree).toEqual([true, true, true, true, true, true, true, true]);
+    expect(typesAgree).toEqual([true, true, true, true, true, true, true, true, true, true]);
     const client = createClient({ baseUrl: 'http://localhost', fetch: workerFetch().fetch });
     const sessionId = newSessionId('client');
     const body = await client.turns.create(sessionId, { messages: [user('calculate 2+2')] });

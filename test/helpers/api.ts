@@ -74,11 +74,21 @@ export async function turn(sessionId: string, body: Record<string, unknown>): Pr
   return { mode, status: response.status, events: await readSse(response) };
 }
 
-export async function history(sessionId: string): Promise<any[]> {
+/**
+ * The messages of a session's active branch (or of the branch that ends at `leaf`) as the history
+ * holds them, without their places in the tree; checked first to form one path: each message's
+ * parent is the one before it.
+ */
+export async function history(sessionId: string, leaf?: string): Promise<any[]> {
+  return (await storedMessages(sessionId, leaf)).map(withoutPlace);
+}
+
+/** The messages of a branch with their ids, parents and siblings, every page read; checked to form one path. */
+export async function storedMessages(sessionId: string, leaf?: string): Promise<any[]> {
   const messages: any[] = [];
   let cursor: string | undefined;
   do {
-    const response = await fetchWorker(`/sessions/${sessionId}/messages?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
+    const response = await fetchWorker(`/sessions/${sessionId}/messages?limit=500${cursor ? `&cursor=${cursor}` : ''}${leaf ? `&leaf=${leaf}` : ''}`);
     if (response.status === 404) {
       await response.body?.cancel();
       return [];
@@ -87,7 +97,24 @@ export async function history(sessionId: string): Promise<any[]> {
     messages.push(...page.messages);
     cursor = page.next;
   } while (cursor);
+  let previous: string | undefined;
+  for (const message of messages) {
+    if (message.role === 'compaction') continue;
+    // A tool result follows the seq its call reserved before it, stored or not (results may come out of order).
+    const parent = message.role === 'tool' ? `msg_${Number(String(message.id).slice(4)) - 1}` : previous;
+    if (typeof message.id !== 'string' || message.parentId !== parent) {
+      throw new Error(`${message.id} follows ${message.parentId}, not ${parent}: the branch is not one path`);
+    }
+    if (message.siblingIds && !message.siblingIds.includes(message.id)) throw new Error(`${message.id} is not among its siblings`);
+    previous = message.id;
+  }
   return messages;
+}
+
+/** A stored message without its place in the tree (`id`, `parentId`, `siblingIds`). */
+export function withoutPlace<T extends Record<string, unknown>>(message: T): Omit<T, 'id' | 'parentId' | 'siblingIds'> {
+  const { id: _id, parentId: _parentId, siblingIds: _siblingIds, ...rest } = message;
+  return rest;
 }
 
 export async function session(sessionId: string): Promise<{ status: number; body: any }> {

@@ -1,6 +1,6 @@
 /** `GET /sessions/:id`, paging of `GET /sessions/:id/messages`, and `DELETE /sessions/:id`. */
 import { describe, expect, it } from 'vitest';
-import { fetchWorker, history, newSessionId, session, turn, user } from '../helpers/api';
+import { fetchWorker, history, newSessionId, session, storedMessages, turn, user } from '../helpers/api';
 
 describe('session routes', () => {
   it('summarises a session: times, message count, pending calls, running', async () => {
@@ -21,7 +21,7 @@ describe('session routes', () => {
   it('pages a long history with limit and the opaque next cursor, in order, without gaps', async () => {
     const id = newSessionId('pages');
     for (let index = 0; index < 6; index++) await turn(id, { messages: [user(`message ${index}`)] });
-    const all = await history(id);
+    const all = await storedMessages(id);
     expect(all).toHaveLength(12);
 
     const seen: any[] = [];

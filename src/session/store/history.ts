@@ -1,24 +1,23 @@
 /**
  * The history's tables: messages (split over rows when long), the tool calls they open, and the
  * compactions that summarise them; with the parsed messages kept between turns (`LoadedHistory`).
- * Parameterized and synchronous (Durable Object SQLite); append-only: rows are inserted, never
- * updated. JSON read back goes through the zod schemas.
+ * History is a tree (`branches.ts`): every read takes a path, by default the active branch, and each
+ * message is stored with its segment and parent. Parameterized and synchronous (Durable Object
+ * SQLite); append-only: rows are inserted, never updated. JSON read back goes through the zod schemas.
  */
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../../api/content';
 import type { PendingToolCall, ToolExecution } from '../../agent/events';
 import { z } from '../../lib/zod';
-import { keepLoaded, loadedIsCurrent, loadHistory, type HistoryShape, type LoadedHistory } from './history-cache';
+import { BranchStore, type Range } from './branches';
+import { CompactionStore } from './compactions';
+import { keepLoaded, loadedIsCurrent, loadHistory, type LoadedHistory } from './history-cache';
 import { SessionMeta } from './meta';
 import { splitForRows } from './row-chunks';
 
 const inputSchema = z.record(z.string(), z.unknown());
 
-export type CompactionRecord = { upToSeq: number; summary: string; summarized: number };
-
-/** How a compaction shows in `GET /sessions/{id}/messages`: marked, after what it summarises. */
-export type CompactionMarker = { role: 'compaction'; summary: string; summarizedMessages: number };
-
-export type MessagesPage = { messages: (HistoryMessage | CompactionMarker)[]; next?: string };
+/** A stored message as a read of the tree gives it: where it stands, and itself. */
+export type StoredRow = { seq: number; parentSeq: number | null; message: HistoryMessage };
 
 export class HistoryStore {
   /**
@@ -27,11 +26,19 @@ export class HistoryStore {
    * called. Checked against the table on every use, so that it can never serve a stale history.
    */
   private loaded: LoadedHistory | undefined;
+  /** What the last turns stored, by turn, in order: the JSON answer of a turn names its messages. */
+  private readonly recent = new Map<string, StoredRow[]>();
+
+  readonly branches: BranchStore;
+  readonly compactions: CompactionStore;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     readonly meta: SessionMeta = new SessionMeta(storage),
-  ) {}
+  ) {
+    this.branches = new BranchStore(storage, meta);
+    this.compactions = new CompactionStore(storage, meta, this.branches);
+  }
 
   private get sql(): SqlStorage {
     return this.storage.sql;
@@ -40,143 +47,116 @@ export class HistoryStore {
   /** After `deleteAll`: nothing kept holds any more. */
   forget(): void {
     this.loaded = undefined;
+    this.branches.forget();
   }
 
+  /** A turn starts, from the active leaf or (`parent`, a seq or null for a new first message) from another message. */
+  beginTurn(parent: number | null | undefined): void {
+    this.branches.settle();
+    if (parent !== undefined) this.branches.continueFrom(parent);
+  }
+
+  /** The messages a turn stored, in order (read back when the turn is not among the last few). */
+  turnRows(turnId: string): StoredRow[] {
+    const kept = this.recent.get(turnId);
+    if (kept) return kept;
+    return this.sql
+      .exec<MessageRow>(`SELECT seq, parent_seq, body, parts FROM messages WHERE turn_id = ? ORDER BY seq`, turnId)
+      .toArray()
+      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) }));
+  }
+
+  /** The message `seq`, where it stands and what it is. */
+  messageAt(seq: number): (StoredRow & { branch: number }) | undefined {
+    const row = this.sql.exec<MessageRow & { branch: number }>(`SELECT seq, parent_seq, body, parts, branch FROM messages WHERE seq = ?`, seq).toArray()[0];
+    return row && { seq, parentSeq: row.parent_seq, message: this.readMessage(row), branch: row.branch };
+  }
+
+  /** The messages on the active branch. */
   messageCount(): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM messages`).one().n;
+    return this.branches.shape(this.branches.head(), 0).count;
   }
-
 
   appendMessage(turnId: string, message: HistoryMessage): number {
     const seq = this.meta.takeSeqs(1);
-    this.insertMessage(seq, turnId, message);
+    this.insertMessage(seq, turnId, message, this.branches.place());
     return seq;
   }
 
+  /** A message a fork copies: after the last, its tool calls' ids taken as if it had made them. */
+  copyMessage(message: HistoryMessage): number {
+    const seq = this.appendMessage('fork', message);
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const block of message.content) if (block.type === 'tool_use') this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, block.toolCallId);
+    }
+    return seq;
+  }
 
   /** Stores an assistant message and opens a row for each of its tool calls, with its result's seq. */
   appendAssistant(turnId: string, message: AssistantMessage): void {
     this.storage.transactionSync(() => {
       const calls = typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use');
       const seq = this.meta.takeSeqs(1 + calls.length);
-      this.insertMessage(seq, turnId, message);
+      const place = this.branches.place();
+      this.insertMessage(seq, turnId, message, place);
       for (const [index, call] of calls.entries()) {
         this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, call.toolCallId);
         this.sql.exec(
-          `INSERT INTO tool_calls (tool_call_id, result_seq, name, input, execution, state) VALUES (?, ?, ?, ?, 'trusted', 'running')`,
+          `INSERT INTO tool_calls (tool_call_id, result_seq, name, input, execution, state, branch) VALUES (?, ?, ?, ?, 'trusted', 'running', ?)`,
           call.toolCallId,
           seq + 1 + index,
           call.name,
           JSON.stringify(call.input),
+          place.branch,
         );
       }
     });
   }
 
-
-  /** Stores a tool result at the seq its call reserved, and closes the call. */
+  /** Stores a tool result at the seq its call reserved (after the one before it), and closes the call. */
   appendToolResult(turnId: string, message: ToolMessage): void {
     this.storage.transactionSync(() => {
       const row = this.sql
-        .exec<{ result_seq: number }>(`SELECT result_seq FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId)
+        .exec<{ result_seq: number; branch: number }>(`SELECT result_seq, branch FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId)
         .toArray()[0];
       if (!row) throw new Error(`No open tool call ${message.toolCallId} to store a result for.`);
-      this.insertMessage(row.result_seq, turnId, message);
+      this.insertMessage(row.result_seq, turnId, message, { branch: row.branch, parent: row.result_seq - 1 });
       this.sql.exec(`DELETE FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId);
     });
   }
-
 
   setCallState(toolCallId: string, execution: ToolExecution, state: 'running' | 'waiting'): void {
     this.sql.exec(`UPDATE tool_calls SET execution = ?, state = ? WHERE tool_call_id = ?`, execution, state, toolCallId);
   }
 
-
-  /** The messages after `seq`, in order: what a turn loads after the latest compaction. */
+  /** The messages of the branch turns read after `seq`, in order: what a turn loads after the latest compaction. */
   historyAfter(seq: number): HistoryMessage[] {
-    const stored = this.sql
-      .exec<HistoryShape>(`SELECT COUNT(*) AS count, COALESCE(MAX(seq), 0) AS last, COALESCE(SUM(seq), 0) AS total FROM messages WHERE seq > ?`, seq)
-      .one();
+    const path = this.branches.head();
     let loaded = this.loaded;
-    if (!loaded || !loadedIsCurrent(loaded, seq, stored)) {
-      const rows = this.sql.exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq`, seq).toArray();
-      loaded = loadHistory(seq, rows.map((row) => ({ seq: row.seq, message: this.readMessage(row) })));
+    if (!loaded || !loadedIsCurrent(loaded, seq, this.branches.shape(path, seq))) {
+      loaded = loadHistory(seq, this.rowsOn(path, seq));
       this.loaded = loaded;
     }
     return [...loaded.messages];
   }
 
-
-  latestCompaction(): CompactionRecord | undefined {
-    if (!this.meta.exists()) return undefined;
-    const row = this.sql
-      .exec<{ up_to_seq: number; summary: string; summarized: number }>(`SELECT up_to_seq, summary, summarized FROM compactions ORDER BY id DESC LIMIT 1`)
-      .toArray()[0];
-    return row && { upToSeq: row.up_to_seq, summary: row.summary, summarized: row.summarized };
-  }
-
-
-  /** Records a summary of the next `messagesSummarized` messages after the previous compaction. */
-  addCompaction(
-    turnId: string,
-    compaction: { summary: string; messagesSummarized: number; totalSummarized: number; tokensBefore: number; tokensAfter: number },
-  ): void {
-    const after = this.latestCompaction()?.upToSeq ?? 0;
-    const last = this.sql
-      .exec<{ seq: number }>(`SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?`, after, compaction.messagesSummarized - 1)
-      .toArray()[0];
-    if (!last) throw new Error(`Cannot find the last of ${compaction.messagesSummarized} messages to summarise.`);
-    this.sql.exec(
-      `INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      turnId,
-      last.seq,
-      compaction.summary,
-      compaction.totalSummarized,
-      compaction.tokensBefore,
-      compaction.tokensAfter,
-      this.meta.now(),
-    );
-  }
-
-
   hasToolCallId(id: string): boolean {
     return this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
   }
 
-
-  page(limit: number, after: number | undefined): MessagesPage {
-    const rows = this.sql
-      .exec<MessageRow>(`SELECT seq, body, parts FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after ?? 0, limit + 1)
-      .toArray();
-    const page = rows.slice(0, limit);
-    // Compaction records stand, marked, right after the last message they summarise.
-    const markers = new Map(
-      this.sql
-        .exec<{ up_to_seq: number; summary: string; summarized: number }>(
-          `SELECT up_to_seq, summary, summarized FROM compactions WHERE up_to_seq > ? AND up_to_seq <= ?`,
-          after ?? 0,
-          page.at(-1)?.seq ?? 0,
-        )
-        .toArray()
-        .map((row) => [row.up_to_seq, { role: 'compaction' as const, summary: row.summary, summarizedMessages: row.summarized }]),
-    );
-    const result: MessagesPage = {
-      messages: page.flatMap((row) => {
-        const marker = markers.get(row.seq);
-        return marker ? [this.readMessage(row), marker] : [this.readMessage(row)];
-      }),
-    };
-    const last = page.at(-1);
-    if (rows.length > limit && last) result.next = String(last.seq);
-    return result;
-  }
-
-
-  /** The calls that wait for the client, in the order the model made them. */
+  /**
+   * The calls that wait for the client on the branch turns read, in the order the model made them.
+   * They end their segment (nothing is stored after calls still owed), so a branch that forked
+   * before them does not owe them, and they are owed again when their branch is active again.
+   */
   pendingCalls(): PendingToolCall[] {
+    const last = this.branches.head().at(-1);
+    if (!last) return [];
     return this.sql
       .exec<{ tool_call_id: string; name: string; input: string; execution: string }>(
-        `SELECT tool_call_id, name, input, execution FROM tool_calls WHERE state = 'waiting' ORDER BY result_seq`,
+        `SELECT tool_call_id, name, input, execution FROM tool_calls WHERE state = 'waiting' AND branch = ? AND result_seq <= ? ORDER BY result_seq`,
+        last.branch,
+        last.upTo,
       )
       .toArray()
       .map((row) => ({
@@ -187,7 +167,6 @@ export class HistoryStore {
       }));
   }
 
-
   /** Calls a turn was running when it stopped short (eviction, crash): they get an error result. */
   runningCalls(): { toolCallId: string; name: string }[] {
     return this.sql
@@ -196,36 +175,61 @@ export class HistoryStore {
       .map((row) => ({ toolCallId: row.tool_call_id, name: row.name }));
   }
 
-
-  /** The first messages of the history, for the title (the first exchange). */
+  /** The first messages of the active branch, for the title (the first exchange). */
   firstMessages(limit: number): HistoryMessage[] {
-    return this.sql
-      .exec<MessageRow>(`SELECT seq, body, parts FROM messages ORDER BY seq LIMIT ?`, limit)
-      .toArray()
-      .map((row) => this.readMessage(row));
+    return this.rowsOn(this.branches.head(), 0, limit).map((row) => row.message);
   }
 
+  /** The messages of `path` after `after`, in order (at most `limit`): each segment by its index. */
+  rowsOn(path: Range[], after: number, limit = Infinity): StoredRow[] {
+    const rows: StoredRow[] = [];
+    for (const range of path) {
+      if (range.upTo <= after || rows.length >= limit) continue;
+      const cursor = this.sql.exec<MessageRow>(
+        `SELECT seq, parent_seq, body, parts FROM messages WHERE branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+        range.branch,
+        after,
+        range.upTo,
+        Math.min(limit - rows.length, Number.MAX_SAFE_INTEGER),
+      );
+      for (const row of cursor) rows.push({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) });
+    }
+    return rows;
+  }
 
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */
-  private insertMessage(seq: number, turnId: string, message: HistoryMessage): void {
+  private insertMessage(seq: number, turnId: string, message: HistoryMessage, place: { branch: number; parent: number | null }): void {
     if (this.loaded) keepLoaded(this.loaded, seq, message);
+    this.remember(turnId, { seq, parentSeq: place.parent, message });
     const [first = '', ...rest] = splitForRows(JSON.stringify(message));
     this.sql.exec(
-      `INSERT INTO messages (seq, turn_id, role, body, created_at, parts) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (seq, turn_id, role, body, created_at, parts, branch, parent_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       seq,
       turnId,
       message.role,
       first,
       this.meta.now(),
       rest.length + 1,
+      place.branch,
+      place.parent,
     );
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
     }
   }
 
+  private remember(turnId: string, row: StoredRow): void {
+    let rows = this.recent.get(turnId);
+    if (!rows) {
+      const oldest = this.recent.keys().next();
+      if (this.recent.size >= RECENT_TURNS && !oldest.done) this.recent.delete(oldest.value);
+      this.recent.set(turnId, (rows = []));
+    }
+    const at = rows.findLastIndex((kept) => kept.seq < row.seq) + 1;
+    rows.splice(at, rows[at]?.seq === row.seq ? 1 : 0, row);
+  }
 
-  private readMessage(row: MessageRow): HistoryMessage {
+  readMessage(row: { seq: number; body: string; parts: number }): HistoryMessage {
     if (row.parts === 1) return parseMessage(row.body);
     const rest = this.sql
       .exec<{ data: string }>(`SELECT data FROM message_parts WHERE seq = ? ORDER BY part`, row.seq)
@@ -235,7 +239,9 @@ export class HistoryStore {
   }
 }
 
-type MessageRow = { seq: number; body: string; parts: number };
+const RECENT_TURNS = 8;
+
+type MessageRow = { seq: number; parent_seq: number | null; body: string; parts: number };
 
 function parseMessage(body: string): HistoryMessage {
   return historyMessageSchema.parse(JSON.parse(body));

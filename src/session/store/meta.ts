@@ -15,6 +15,8 @@ const usageSchema = z.object({
   reasoningTokens: z.number(),
 });
 
+const forkedFromSchema = z.strictObject({ sessionId: z.string(), messageId: z.string() });
+
 export class SessionMeta {
   private created = false;
 
@@ -65,6 +67,11 @@ export class SessionMeta {
     });
   }
 
+  /** Runs `write` as one transaction: all of it is stored, or none. */
+  transaction<T>(write: () => T): T {
+    return this.storage.transactionSync(write);
+  }
+
   /** Marks the session as changed now. */
   touch(): void {
     this.set('updated_at', String(this.now()));
@@ -104,6 +111,25 @@ export class SessionMeta {
   /** Written only when it moved enough to matter: a row write per model call is not free. */
   setCalibration(value: number): void {
     if (Math.abs(value - this.calibration()) >= 0.02) this.set('token_calibration', String(value));
+  }
+
+  /** The segment that holds the active leaf (docs/branches.md); 1 in a session stored before branches. */
+  activeBranch(): number {
+    return Number(this.get('active_branch') ?? 1);
+  }
+
+  setActiveBranch(branch: number): void {
+    this.set('active_branch', String(branch));
+  }
+
+  /** The session and message a fork copied its history from. */
+  forkedFrom(): { sessionId: string; messageId: string } | undefined {
+    const stored = this.get('forked_from');
+    return stored === undefined ? undefined : forkedFromSchema.parse(JSON.parse(stored));
+  }
+
+  setForkedFrom(from: { sessionId: string; messageId: string }): void {
+    this.set('forked_from', JSON.stringify(from));
   }
 
   /** Takes the next `count` message seqs, returning the first. */

@@ -114,4 +114,25 @@ export const MIGRATIONS: string[][] = [
     `CREATE TABLE turn_queue (position INTEGER PRIMARY KEY AUTOINCREMENT, turn_id TEXT NOT NULL UNIQUE, request TEXT NOT NULL, model TEXT NOT NULL)`,
     `ALTER TABLE turns ADD COLUMN enqueued INTEGER NOT NULL DEFAULT 0`,
   ],
+  [
+    // History is a tree (docs/branches.md). Each message belongs to a segment (`branches`): a run of
+    // messages made one after another on one line, from the message it forked at. A branch's path is
+    // its ancestors' segments up to where each forked, then its own; reads take each by `(branch, seq)`.
+    `CREATE TABLE branches (
+       id INTEGER PRIMARY KEY AUTOINCREMENT,
+       parent INTEGER,
+       fork_seq INTEGER,
+       ancestors TEXT NOT NULL,
+       created_at INTEGER NOT NULL
+     )`,
+    `INSERT INTO branches (id, parent, fork_seq, ancestors, created_at) VALUES (1, NULL, NULL, '[]', 0)`,
+    `ALTER TABLE messages ADD COLUMN branch INTEGER NOT NULL DEFAULT 1`,
+    `ALTER TABLE messages ADD COLUMN parent_seq INTEGER`,
+    // A session stored before branches is one line: each message's parent is the one before it (a
+    // tool result's is the seq before it, which its call reserved, stored or not).
+    `UPDATE messages SET parent_seq = CASE WHEN role = 'tool' THEN seq - 1 ELSE (SELECT MAX(m.seq) FROM messages AS m WHERE m.seq < messages.seq) END`,
+    `CREATE INDEX messages_by_branch ON messages (branch, seq)`,
+    `ALTER TABLE tool_calls ADD COLUMN branch INTEGER NOT NULL DEFAULT 1`,
+    `ALTER TABLE compactions ADD COLUMN branch INTEGER NOT NULL DEFAULT 1`,
+  ],
 ];

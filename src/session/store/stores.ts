@@ -36,12 +36,15 @@ export type SessionSummary = {
   lastTurn?: LastTurn;
   /** The turns waiting for the session, first to run first. */
   queuedTurns: QueuePosition[];
+  /** The session and message a fork copied its history from. */
+  forkedFrom?: { sessionId: string; messageId: string };
 };
 
 /** What `GET /sessions/{id}` tells of a session that exists. */
 export function summarize({ meta, history, turns, queue }: SessionStores): SessionSummary {
   const title = meta.title();
   const lastTurn = turns.last();
+  const forkedFrom = meta.forkedFrom();
   return {
     ...(title !== undefined ? { title } : {}),
     ...meta.times(),
@@ -50,5 +53,6 @@ export function summarize({ meta, history, turns, queue }: SessionStores): Sessi
     usage: meta.usage(),
     ...(lastTurn ? { lastTurn } : {}),
     queuedTurns: queue.positions(),
+    ...(forkedFrom ? { forkedFrom } : {}),
   };
 }

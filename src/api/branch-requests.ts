@@ -1,0 +1,13 @@
+/** The body of `POST /sessions/{id}/fork` (docs/branches.md). Strict: unknown fields are a 400. */
+import { z } from '../lib/zod';
+import { messageIdSchema } from './message-ids';
+import { sessionIdSchema } from './turn-request';
+
+export const forkRequestSchema = z.strictObject({
+  /** The new session's id; made up when absent (`409 session_exists` if taken). */
+  sessionId: sessionIdSchema.optional(),
+  /** The last message to copy (the rules of `parentId`); default: the active branch, all of it. */
+  upTo: messageIdSchema.optional(),
+});
+
+export type ForkRequest = z.infer<typeof forkRequestSchema>;

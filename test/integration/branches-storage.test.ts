@@ -1,0 +1,102 @@
+/**
+ * Branches in storage (docs/branches.md): a session stored before branches reads back as one branch
+ * after the upgrade, its pending call and compaction intact; a compaction holds only on the branches
+ * that hold every message it summarises; a turn on a branch reads its own path only.
+ */
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { sessionObjectName } from '../../src/http/session-stub';
+import { HistoryStore } from '../../src/session/store/history';
+import { MIGRATIONS } from '../../src/session/store/migrations';
+import { fetchWorker, history, jsonTurn, newSessionId, session, storedMessages, user } from '../helpers/api';
+
+const stubFor = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
+
+describe('a session stored before branches', () => {
+  it('reads back as a single branch after the upgrade, its pending call owed, its summary used', async () => {
+    const id = newSessionId('pre-branches');
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      // What the deploy before branches wrote: every migration up to the queue, an exchange summarised,
+      // and a second one whose permission is still owed.
+      const sql = state.storage.sql;
+      const before = MIGRATIONS.length - 1;
+      for (const [index, statements] of MIGRATIONS.slice(0, before).entries()) {
+        for (const statement of statements) if (!(index > 0 && statement.startsWith('CREATE TABLE meta'))) sql.exec(statement);
+      }
+      for (const [key, value] of [['schema_version', String(before)], ['session_id', id], ['created_at', '1'], ['updated_at', '1'], ['next_seq', '6']]) {
+        sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, value);
+      }
+      const insert = (seq: number, role: string, body: unknown) =>
+        sql.exec(`INSERT INTO messages (seq, turn_id, role, body, created_at) VALUES (?, 't', ?, ?, 1)`, seq, role, JSON.stringify(body));
+      insert(1, 'user', { role: 'user', content: 'old question' });
+      insert(2, 'assistant', { role: 'assistant', content: 'old answer' });
+      insert(3, 'user', { role: 'user', content: 'remember milk' });
+      insert(4, 'assistant', { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_old', name: 'memory_save', input: { text: 'milk' } }] });
+      sql.exec(`INSERT INTO tool_calls (tool_call_id, result_seq, name, input, execution, state) VALUES ('call_old', 5, 'memory_save', '{"text":"milk"}', 'untrusted', 'waiting')`);
+      sql.exec(`INSERT INTO tool_call_ids (id) VALUES ('call_old')`);
+      sql.exec(`INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at) VALUES ('t', 2, 'They talked.', 2, 10, 2, 1)`);
+      sql.exec(`INSERT INTO turns (turn_id, status, model, started_at, ended_at, stop_reason) VALUES ('t', 'finished', 'demo:demo', 1, 1, 'tool_use')`);
+    });
+    await abortAllDurableObjects();
+
+    const stored = await storedMessages(id);
+    expect(stored.map((message) => [message.id, message.parentId, message.role])).toEqual([
+      ['msg_1', undefined, 'user'],
+      ['msg_2', 'msg_1', 'assistant'],
+      [undefined, undefined, 'compaction'],
+      ['msg_3', 'msg_2', 'user'],
+      ['msg_4', 'msg_3', 'assistant'],
+    ]);
+    const branches = (await (await fetchWorker(`/sessions/${id}/branches`)).json()) as { branches: unknown[] };
+    expect(branches.branches).toEqual([{ leafId: 'msg_4', active: true, messageCount: 4, updatedAt: new Date(1).toISOString() }]);
+    expect((await session(id)).body.pendingToolCalls.map((call: any) => call.toolCallId)).toEqual(['call_old']);
+
+    // The owed call is answered as before the upgrade, and its result follows the call.
+    const answered = await jsonTurn(id, { messages: [{ role: 'tool_permission', toolCallId: 'call_old', granted: true }] });
+    expect(answered.messages[0]).toMatchObject({ id: 'msg_5', parentId: 'msg_4', role: 'tool' });
+    // An edit of the first exchange makes a second branch beside it.
+    await jsonTurn(id, { messages: [user('another question')], parentId: 'msg_2' });
+    // It forks at the summary's last message, so the summary holds on it too, marked where it stands.
+    expect((await history(id)).map((message) => message.content ?? message.summary)).toEqual(['old question', 'old answer', 'They talked.', 'another question', expect.anything()]);
+  });
+});
+
+describe('compactions on a tree', () => {
+  it('hold only on the branches that hold every message they summarise', async () => {
+    const id = newSessionId('compact-tree');
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      store.meta.ensureCreated(id);
+      for (let index = 1; index <= 6; index++) {
+        store.appendMessage('t', index % 2 === 1 ? { role: 'user', content: `u${index}` } : { role: 'assistant', content: `a${index}` });
+      }
+      store.compactions.add('t', { summary: 'first four', messagesSummarized: 4, totalSummarized: 4, tokensBefore: 40, tokensAfter: 4 });
+      expect(store.compactions.latest()).toMatchObject({ upToSeq: 4, summary: 'first four' });
+      const contents = (messages: { content: unknown }[]) => messages.map((message) => message.content);
+
+      // A turn from a message before the summary's last: the summary does not hold there.
+      store.beginTurn(2);
+      expect(store.compactions.latest()).toBeUndefined();
+      expect(contents(store.historyAfter(0))).toEqual(['u1', 'a2']);
+      store.appendMessage('t2', { role: 'user', content: 'edit' });
+      expect(store.compactions.latest()).toBeUndefined();
+      expect(contents(store.historyAfter(0))).toEqual(['u1', 'a2', 'edit']);
+      store.branches.settle();
+
+      // A turn from a message after it: it holds, and the turn reads only what came after it on its path.
+      store.beginTurn(5);
+      expect(store.compactions.latest()).toMatchObject({ upToSeq: 4 });
+      expect(contents(store.historyAfter(4))).toEqual(['u5']);
+      store.appendMessage('t3', { role: 'assistant', content: 'again' });
+      expect(contents(store.historyAfter(4))).toEqual(['u5', 'again']);
+      store.branches.settle();
+
+      // A summary made on the new branch, past where it forked, holds there and not on the first.
+      store.compactions.add('t4', { summary: 'six', messagesSummarized: 2, totalSummarized: 6, tokensBefore: 60, tokensAfter: 6 });
+      expect(store.compactions.latest()).toMatchObject({ upToSeq: 8, summary: 'six' });
+      expect(store.branches.activate(6)).toBe(true);
+      expect(store.compactions.latest()).toMatchObject({ upToSeq: 4, summary: 'first four' });
+    });
+  });
+});

@@ -19,13 +19,17 @@ export function identify(history: HistoryStore, rows: StoredRow[]): IdentifiedMe
   const forkPoints = rows.length > 0 ? history.branches.forkPoints() : new Set<number | null>();
   const children = new Map<number | null, number[]>();
   return rows.map((row) => {
-    const identified: IdentifiedMessage = { id: messageId(row.seq), ...(row.parentSeq !== null ? { parentId: messageId(row.parentSeq) } : {}), ...row.message };
+    let siblings: number[] | undefined;
     if (forkPoints.has(row.parentSeq)) {
-      let siblings = children.get(row.parentSeq);
+      siblings = children.get(row.parentSeq);
       if (!siblings) children.set(row.parentSeq, (siblings = history.branches.children(row.parentSeq)));
-      if (siblings.length > 1) identified.siblingIds = siblings.map(messageId);
     }
-    return identified;
+    return {
+      id: messageId(row.seq),
+      ...(row.parentSeq !== null ? { parentId: messageId(row.parentSeq) } : {}),
+      ...(siblings && siblings.length > 1 ? { siblingIds: siblings.map(messageId) } : {}),
+      ...row.message,
+    };
   });
 }
 

@@ -19,6 +19,8 @@ export type Permission = { granted: boolean; reason?: string; input?: Record<str
 
 export type RunOptions = {
   messages: InputMessage[];
+  /** The first turn continues from this message on a new branch (an edit; null: a new first message). */
+  parentId?: string | null;
   /** The client's tools, by name. */
   tools?: Record<string, ToolHandler>;
   /** Asked for each call of an untrusted server tool. Without it, calls are denied. */
@@ -54,7 +56,8 @@ export async function runExchange(client: Client, sessionId: string, options: Ru
   for (let turn = 0; turn < (options.maxTurns ?? 20); turn++) {
     let text = '';
     let stop: TurnEventData['turn_stop'] | undefined;
-    const input = { messages, ...(tools.length > 0 ? { tools } : {}), ...(options.model ? { model: options.model } : {}) };
+    const branch = turn === 0 && options.parentId !== undefined ? { parentId: options.parentId } : {};
+    const input = { messages, ...(tools.length > 0 ? { tools } : {}), ...(options.model ? { model: options.model } : {}), ...branch };
     for await (const event of client.turns.stream(sessionId, input, { mode: options.mode ?? 'delta', ...(options.signal ? { signal: options.signal } : {}) })) {
       options.onEvent?.(event);
       if (event.event === 'text_delta') text += event.data.delta;

@@ -181,9 +181,54 @@ function askUser(call) {
   });
 }
 
+/**
+ * A user message, with its branch switcher ("< 2 / 3 >") where it has siblings, and an edit button:
+ * an edit continues from the message's parent on a new branch (docs/branches.md).
+ */
+function userItem(message) {
+  const item = el('li', 'user');
+  item.append(el('span', 'content', plain(message.content)));
+  if (!message.id) return item;
+  item.dataset.messageId = message.id;
+  const tools = el('div', 'branch');
+  const siblings = message.siblingIds ?? [];
+  if (siblings.length > 1) {
+    const at = siblings.indexOf(message.id);
+    const step = (delta, label) => {
+      const button = el('button', 'step', label);
+      button.type = 'button';
+      button.disabled = siblings[at + delta] === undefined;
+      button.onclick = () => switchTo(siblings[at + delta]);
+      return button;
+    };
+    tools.append(step(-1, '<'), el('span', 'position', `${at + 1} / ${siblings.length}`), step(1, '>'));
+  }
+  const edit = el('button', 'edit', 'edit');
+  edit.type = 'button';
+  edit.onclick = () => {
+    const text = prompt('Edit this message (the answer after it goes on a new branch):', plain(message.content));
+    if (text?.trim()) void send(text.trim(), message.parentId ?? null);
+  };
+  tools.append(edit);
+  item.append(tools);
+  return item;
+}
+
+/** Makes active the latest branch that holds the message `messageId`, and draws it. */
+async function switchTo(messageId) {
+  const client = api();
+  const branches = (await client.sessions.branches(current)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  for (const branch of branches) {
+    const page = await client.sessions.messages(current, { leaf: branch.leafId, limit: 500 });
+    if (!page.messages.some((message) => message.id === messageId)) continue;
+    await client.sessions.activate(current, branch.leafId);
+    return open(current);
+  }
+}
+
 function renderHistory(messages) {
   for (const message of messages) {
-    if (message.role === 'user') $('#conversation').append(el('li', 'user', plain(message.content)));
+    if (message.role === 'user') $('#conversation').append(userItem(message));
     else if (message.role === 'system') $('#conversation').append(el('li', 'note', `system: ${plain(message.content)}`));
     else if (message.role === 'compaction') $('#conversation').append(el('li', 'note', `${message.summarizedMessages} earlier messages are summarised for the model.`));
     else if (message.role === 'tool') showResult(message.toolCallId, message.content, message.isError);
@@ -311,11 +356,12 @@ async function followQueued(turnId) {
 }
 
 /** Runs an exchange from these messages to its end: the turns, the prompts, the answers. */
-async function exchange(messages) {
+async function exchange(messages, parentId) {
   setBusy(true);
   try {
     const model = $('#model').value.trim();
-    await api().run(current, { messages, tools: CLIENT_TOOLS, onPermission: askPermission, onEvent, ...(model ? { model } : {}) });
+    const branch = parentId !== undefined ? { parentId } : {};
+    await api().run(current, { messages, tools: CLIENT_TOOLS, onPermission: askPermission, onEvent, ...(model ? { model } : {}), ...branch });
   } catch (error) {
     status(`Error: ${error.message}`);
   } finally {
@@ -372,9 +418,14 @@ async function resume(live, messages, session) {
   save('live', null);
 }
 
-async function send(text) {
+/** Sends a message: after the active leaf, or (an edit) after `parentId` on a new branch, drawn once it stands. */
+async function send(text, parentId) {
   if (!current) newSession();
   remember(current, saved('sessions', []).find((session) => session.id === current)?.title);
+  if (parentId !== undefined) {
+    await exchange([{ role: 'user', content: text }], parentId);
+    return open(current);
+  }
   const before = (await refreshSession())?.messageCount ?? 0;
   save('live', { sessionId: current, keep: before, text, turnIds: [] });
   $('#conversation').append(el('li', 'user', text));

@@ -99,7 +99,8 @@ it('runs turns with a trusted tool, permissions, a client tool and a reload mid-
   // After a reload the history is drawn without stop lines: the one there is the replayed turn's.
   await waitForStops(1);
   expect(await stops()).toEqual(['end_turn']);
-  expect(await page.$$eval('.user', (nodes) => nodes.map((node) => node.textContent))).toEqual([
+  // A message drawn from the history has its text in `.content`, beside its branch buttons.
+  expect(await page.$$eval('.user', (nodes) => nodes.map((node) => node.querySelector('.content')?.textContent ?? node.textContent))).toEqual([
     'calculate (2+3)*4',
     'remember buy milk',
     'remember the door code',
@@ -141,4 +142,22 @@ it('steers the running answer and queues a message while the agent answers', asy
     'and make it short',
     'then a poem',
   ]);
+});
+
+it('edits a message on a new branch and switches between the branches ("< 2 / 2 >")', async () => {
+  await page.click('#new-session');
+  await say('the first question');
+  await waitForStops(1);
+  // Drawn again from the history, the message has its id and its edit button.
+  await page.click('#sessions button[aria-current="true"]');
+  await page.waitForSelector('.user[data-message-id] .edit');
+  page.once('dialog', (dialog) => void dialog.accept('the second question'));
+  await page.click('.user[data-message-id] .edit');
+  await page.waitForFunction(() => document.querySelector('.branch .position')?.textContent === '2 / 2', undefined, { timeout: 20_000 });
+  expect(await page.textContent('.user .content')).toBe('the second question');
+  expect(await page.isDisabled('.branch .step >> nth=1')).toBe(true);
+  await page.click('.branch .step >> nth=0');
+  await page.waitForFunction(() => document.querySelector('.branch .position')?.textContent === '1 / 2', undefined, { timeout: 10_000 });
+  expect(await page.textContent('.user .content')).toBe('the first question');
+  await page.screenshot({ path: join(import.meta.dirname, 'output', 'playground-branches.png'), fullPage: true });
 });

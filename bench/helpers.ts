@@ -48,3 +48,28 @@ export function middleMean(values: number[]): number {
   const middle = sorted.slice(quarter, sorted.length - quarter);
   return middle.reduce((sum, value) => sum + value, 0) / middle.length;
 }
+
+/** Counts the rows every statement of the object reads and writes from now on (the object's `sql.exec`, wrapped). */
+export async function meter(id: string): Promise<void> {
+  await runInDurableObject(stub(id), async (_instance, state) => {
+    const sql = state.storage.sql as SqlStorage & { cursors?: SqlStorageCursor<Record<string, SqlStorageValue>>[] };
+    if (sql.cursors) return;
+    const exec = sql.exec.bind(sql);
+    sql.cursors = [];
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      const cursor = exec(query, ...bindings);
+      sql.cursors!.push(cursor);
+      return cursor;
+    }) as SqlStorage['exec'];
+  });
+}
+
+/** The rows read and written since the last call (every cursor read to its end by then). */
+export async function rowsSince(id: string): Promise<{ read: number; written: number }> {
+  return runInDurableObject(stub(id), async (_instance, state) => {
+    const sql = state.storage.sql as SqlStorage & { cursors?: SqlStorageCursor<Record<string, SqlStorageValue>>[] };
+    const cursors = sql.cursors ?? [];
+    sql.cursors = [];
+    return { read: cursors.reduce((sum, cursor) => sum + cursor.rowsRead, 0), written: cursors.reduce((sum, cursor) => sum + cursor.rowsWritten, 0) };
+  });
+}

@@ -5,39 +5,13 @@
  * turns, sizes alternating) and the SQLite rows it writes (the sum of `rowsWritten` over every cursor
  * the turn's statements returned). Prints one `BENCH {json}` line.
  */
-import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { median, middleMean, seedHistory, stub, turnMs } from './helpers';
+import { median, meter, middleMean, rowsSince, seedHistory, turnMs } from './helpers';
 
 const SIZES = [10, 100, 1_000, 5_000];
 const ROUNDS = 31;
 
 const seed = (id: string, size: number) => seedHistory(id, size, (index) => `message ${index}: a few words`);
-
-/** Counts the rows every statement of the object writes from now on (the object's `sql.exec`, wrapped). */
-async function meter(id: string): Promise<void> {
-  await runInDurableObject(stub(id), async (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { cursors?: SqlStorageCursor<Record<string, SqlStorageValue>>[] };
-    if (sql.cursors) return;
-    const exec = sql.exec.bind(sql);
-    sql.cursors = [];
-    sql.exec = ((query: string, ...bindings: unknown[]) => {
-      const cursor = exec(query, ...bindings);
-      sql.cursors!.push(cursor);
-      return cursor;
-    }) as SqlStorage['exec'];
-  });
-}
-
-/** The rows written since the last call (every cursor read to its end by then). */
-async function rowsWritten(id: string): Promise<number> {
-  return runInDurableObject(stub(id), async (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { cursors?: SqlStorageCursor<Record<string, SqlStorageValue>>[] };
-    const total = (sql.cursors ?? []).reduce((sum, cursor) => sum + cursor.rowsWritten, 0);
-    sql.cursors = [];
-    return total;
-  });
-}
 
 it('a turn on 5,000 stored messages writes the rows one on 10 does, and costs little more', async () => {
   const ids = SIZES.map((size) => `bench-history-${size}-${Date.now()}`);
@@ -47,11 +21,11 @@ it('a turn on 5,000 stored messages writes the rows one on 10 does, and costs li
   const times: number[][] = SIZES.map(() => []);
   const rows: number[][] = SIZES.map(() => []);
   for (const id of ids) await meter(id);
-  for (const id of ids) await rowsWritten(id);
+  for (const id of ids) await rowsSince(id);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, id] of ids.entries()) {
       times[index]!.push(await turnMs(id, round));
-      rows[index]!.push(await rowsWritten(id));
+      rows[index]!.push((await rowsSince(id)).written);
     }
   }
   const table = SIZES.map((size, index) => ({ stored: size, turnMs: Math.round(middleMean(times[index]!) * 100) / 100, rowsWritten: median(rows[index]!) }));

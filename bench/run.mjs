@@ -71,6 +71,22 @@ if (history) {
   writeFileSync(new URL('./history-cost.svg', import.meta.url), historyChartSvg(history.rows));
   console.log(`history cost: ${history.rows.map((row) => `${row.stored} -> ${row.turnMs} ms, ${row.rowsWritten} rows`).join('; ')}`);
 }
+const branchCost = results.find((result) => result.name === 'branch-cost');
+if (branchCost) {
+  lines.push(
+    '## Cost on a tree of branches',
+    '',
+    `A turn (demo model, JSON mode) on the longest branch of a session of 5,000 messages in 50 branches (each forked one message before the end of the one before), against one on a session of 5,000 messages in a line; never compacted; latency: the mean of the middle half of ${branchCost.rounds} turns, sessions alternating; rows: the median over the turn's SQLite cursors (docs/branches.md).`,
+    '',
+    '| session | messages on the branch | turn latency | rows read per turn | rows written per turn |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...branchCost.rows.map((row) => `| ${row.name} | ${row.branchMessages.toLocaleString('en')} | ${row.turnMs} ms | ${row.rowsRead.toLocaleString('en')} | ${row.rowsWritten} |`),
+    '',
+    `Tree over line: latency **${branchCost.latencyRatio}x**, rows read **${branchCost.readRatio}x**, rows written **${branchCost.writtenRatio}x**.`,
+    '',
+  );
+  console.log(`branch cost: ${branchCost.rows.map((row) => `${row.name} -> ${row.turnMs} ms, ${row.rowsRead} read, ${row.rowsWritten} written`).join('; ')}`);
+}
 const ttft = results.find((result) => result.name === 'ttft');
 const throughput = results.find((result) => result.name === 'throughput');
 const concurrency = results.find((result) => result.name === 'concurrency');

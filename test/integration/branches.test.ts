@@ -284,3 +284,20 @@ describe('fork', () => {
     expect(denied.messages.find((message: any) => message.role === 'tool')).toMatchObject({ isError: true });
   });
 });
+
+describe('every door reads the active branch', () => {
+  it('a Harness run after an edit and a switch back sees the branch made active, and only it', async () => {
+    const { id, stored } = await threeExchanges('door');
+    await jsonTurn(id, { messages: [user(`two, edited ${id}`)], parentId: stored[1].id, model: REPLAY });
+    expect((await activate(id, stored[5].id)).status).toBe(200);
+    const response = await fetchWorker('/harness/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId: id, userId: 'local', input: `four ${id}`, chatModel: { name: REPLAY } }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(await lastSent(id)).toEqual([`user:one ${id}`, 'assistant:Olá!', `user:two ${id}`, 'assistant:Olá!', `user:three ${id}`, 'assistant:Olá!', `user:four ${id}`]);
+    expect((await history(id)).map((message) => message.content).at(-2)).toBe(`four ${id}`);
+  });
+});

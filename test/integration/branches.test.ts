@@ -221,6 +221,8 @@ describe('pending tool calls belong to their branch', () => {
 describe('fork', () => {
   it('makes a new session of the same user with a copy of the active branch, its title marked, its history its own', async () => {
     const { id, stored } = await threeExchanges('fork');
+    // The title is made in a side call after the first exchange: the fork is taken once it is there.
+    await expect.poll(async () => (await session(id)).body.title, { timeout: 10_000 }).toBeDefined();
     const response = await fork(id);
     expect(response.status).toBe(201);
     const { sessionId } = (await response.json()) as { sessionId: string };
@@ -229,7 +231,7 @@ describe('fork', () => {
     const forked = (await session(sessionId)).body;
     expect(forked).toMatchObject({ messageCount: 6, forkedFrom: { sessionId: id, messageId: stored[5].id } });
     const source = (await session(id)).body;
-    if (source.title) expect(forked.title).toBe(`${source.title} (fork)`);
+    expect(forked.title).toBe(`${source.title} (fork)`);
 
     await jsonTurn(sessionId, { messages: [user(`four ${id}`)], model: REPLAY });
     expect(await lastSent(id)).toEqual([`user:one ${id}`, 'assistant:Olá!', `user:two ${id}`, 'assistant:Olá!', `user:three ${id}`, 'assistant:Olá!', `user:four ${id}`]);

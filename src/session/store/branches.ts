@@ -118,8 +118,16 @@ export class BranchStore {
         `SELECT b.id, b.fork_seq, MAX(m.seq) AS leaf, COUNT(m.seq) AS own FROM branches AS b JOIN messages AS m ON m.branch = b.id GROUP BY b.id ORDER BY b.id`,
       )
       .toArray();
+    // Nested branches share their ancestors' ranges: each range is counted once.
+    const counted = new Map<string, number>();
+    const countOn = (range: Range) => {
+      const key = `${range.branch}:${range.upTo}`;
+      let count = counted.get(key);
+      if (count === undefined) counted.set(key, (count = this.countOn(range)));
+      return count;
+    };
     return rows.map((row) => {
-      const before = this.ancestors(row.id).reduce((sum, range) => sum + this.countOn(range), 0);
+      const before = this.ancestors(row.id).reduce((sum, range) => sum + countOn(range), 0);
       const updatedAt = this.sql.exec<{ created_at: number }>(`SELECT created_at FROM messages WHERE seq = ?`, row.leaf).one().created_at;
       return {
         branch: row.id,
@@ -156,15 +164,24 @@ export class BranchStore {
     return new Set(points.filter((point) => point !== null || roots > 1));
   }
 
-  /** The seqs (and segments) of the first `limit` messages of `path` after `after`. */
-  seqsOn(path: Range[], after: number, limit: number): { seq: number; branch: number }[] {
-    const seqs: { seq: number; branch: number }[] = [];
+  /**
+   * The message rows of `path` after `after`, in order, at most `limit`: each segment's part read by
+   * its `(branch, seq)` index, `columns` (a constant list, `seq` among them) of each.
+   */
+  rowsAlong<Row extends { seq: number }>(path: Range[], after: number, limit: number, columns: string): Row[] {
+    const rows: Row[] = [];
     for (const range of path) {
-      if (range.upTo <= after || seqs.length >= limit) continue;
-      const rows = this.sql.exec<{ seq: number }>(`SELECT seq FROM messages WHERE branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, range.branch, after, range.upTo, limit - seqs.length);
-      for (const row of rows) seqs.push({ seq: row.seq, branch: range.branch });
+      if (range.upTo <= after || rows.length >= limit) continue;
+      const cursor = this.sql.exec<Row>(
+        `SELECT ${columns} FROM messages WHERE branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+        range.branch,
+        after,
+        range.upTo,
+        Math.min(limit - rows.length, Number.MAX_SAFE_INTEGER),
+      );
+      for (const row of cursor) rows.push(row);
     }
-    return seqs;
+    return rows;
   }
 
   /** The count, last seq and sum of seqs of the messages of `path` after `after` (see `history-cache.ts`). */

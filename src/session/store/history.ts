@@ -182,19 +182,9 @@ export class HistoryStore {
 
   /** The messages of `path` after `after`, in order (at most `limit`): each segment by its index. */
   rowsOn(path: Range[], after: number, limit = Infinity): StoredRow[] {
-    const rows: StoredRow[] = [];
-    for (const range of path) {
-      if (range.upTo <= after || rows.length >= limit) continue;
-      const cursor = this.sql.exec<MessageRow>(
-        `SELECT seq, parent_seq, body, parts FROM messages WHERE branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
-        range.branch,
-        after,
-        range.upTo,
-        Math.min(limit - rows.length, Number.MAX_SAFE_INTEGER),
-      );
-      for (const row of cursor) rows.push({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) });
-    }
-    return rows;
+    return this.branches
+      .rowsAlong<MessageRow>(path, after, limit, 'seq, parent_seq, body, parts')
+      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) }));
   }
 
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */

@@ -1,6 +1,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 import { MCP_TEST_TOKEN } from './test/helpers/mcp-fixtures.ts';
+import { SECRET } from './test/helpers/tokens.ts';
 import { upstreamModels } from './test/helpers/upstream-server.ts';
 
 /**
@@ -71,6 +72,14 @@ function mcpBindings(url: string): Record<string, string> {
   };
 }
 
+/** The users project's deployment (test/users/): a secret, prices, and quotas each test's fresh user can reach. */
+const usersBindings = {
+  AUTH_SECRET: SECRET,
+  PRICES: JSON.stringify({ 'openai:replay/openai/gpt-4o-text-usage': { input: 1000, output: 2000 } }),
+  USER_DAILY_TOKENS: '2000',
+  USER_DAILY_COST_USD: '0.5',
+};
+
 export default defineConfig({
   test: {
     // The Worker logs every request and turn as JSON; a passing test's lines would bury the report.
@@ -83,7 +92,7 @@ export default defineConfig({
           globalSetup: ['./test/global-setup.ts'],
           setupFiles: ['./test/setup-workers.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**'],
+          exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**', 'test/users/**'],
           testTimeout: 20_000,
         },
       },
@@ -97,6 +106,17 @@ export default defineConfig({
           include: ['test/mcp/**/*.test.ts'],
           // One file at a time: the MCP server's counts (lists, calls) must belong to one file.
           fileParallelism: false,
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The same Worker, deployed with tokens, prices and daily quotas: users' lists, usage and erasure.
+        plugins: [workersPool({ bindings: usersBindings })],
+        test: {
+          name: 'workers-users',
+          globalSetup: ['./test/global-setup.ts'],
+          setupFiles: ['./test/setup-workers.ts'],
+          include: ['test/users/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

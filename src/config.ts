@@ -12,6 +12,7 @@ import type { ContextSettings } from './agent/context/context-window';
 import { ALL_VISIBLE, type ToolVisibility } from './protocol/socket-frames';
 import { mcpServersSchema, resolveMcpServers } from './tools/mcp/mcp-config';
 import type { McpSettings } from './tools/mcp/mcp-toolbox';
+import { JURISDICTIONS, pricesSchema, type UserSettings } from './users/prices';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
@@ -84,6 +85,10 @@ const configSchema = z.object({
     (value) => (value === undefined || value === '' ? 120 : Number(value)),
     z.number().int().min(0).max(1_000_000),
   ),
+  PRICES: z.preprocess(parseJson, pricesSchema).optional(),
+  USER_DAILY_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1e12)),
+  USER_DAILY_COST_USD: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().min(0).max(1e9)),
+  DATA_JURISDICTION: z.enum(JURISDICTIONS).optional(),
 });
 
 export type Config = {
@@ -117,6 +122,8 @@ export type Config = {
   turnTokenBudget: (modelId: string) => number | undefined;
   /** The MCP servers whose tools are offered, if any. */
   mcp?: McpSettings;
+  /** Prices, each user's daily limits, and the jurisdiction users' objects live in (docs/users.md). */
+  users: UserSettings;
 };
 
 /** The parsed configuration of each `env` object: the Worker's lives as long as its isolate. */
@@ -166,6 +173,12 @@ function parseConfig(env: Env): Config {
     corsOrigins: vars.CORS_ORIGINS === '*' ? '*' : (vars.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
     titles: vars.TITLES === 'on',
     toolVisibility: (name) => ({ ...ALL_VISIBLE, ...vars.TOOL_VISIBILITY?.[name] }),
+    users: {
+      prices: vars.PRICES ?? {},
+      dailyTokens: vars.USER_DAILY_TOKENS,
+      dailyCostUsd: vars.USER_DAILY_COST_USD,
+      ...(vars.DATA_JURISDICTION ? { jurisdiction: vars.DATA_JURISDICTION } : {}),
+    },
     context: {
       windowOverride: parseTokensByModel(vars.MODEL_CONTEXT_TOKENS),
       threshold: vars.COMPACTION_THRESHOLD,
@@ -185,6 +198,9 @@ function parseConfig(env: Env): Config {
   }
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
   if (vars.ANTHROPIC_API_KEY) config.anthropic.apiKey = vars.ANTHROPIC_API_KEY;
+  if (vars.USER_DAILY_COST_USD > 0 && !vars.PRICES) {
+    throw new ApiError(500, 'configuration_error', "The deployment's USER_DAILY_COST_USD needs PRICES: without prices no call has a cost.");
+  }
   if (config.anthropic.thinkingBudget > 0 && config.anthropic.thinkingBudget >= config.anthropic.maxTokens) {
     throw new ApiError(500, 'configuration_error', "The deployment's ANTHROPIC_THINKING_BUDGET must be below ANTHROPIC_MAX_TOKENS.");
   }

@@ -42,4 +42,8 @@ export interface WorkerVars {
   TITLES?: string;
   TOOL_VISIBILITY?: string;
   TURN_TOKEN_BUDGET?: string;
+  PRICES?: string;
+  USER_DAILY_TOKENS?: string;
+  USER_DAILY_COST_USD?: string;
+  DATA_JURISDICTION?: string;
 }

@@ -5,8 +5,8 @@ import { corsFor, finishCors, type CorsOrigins } from './http/cors';
 import { router } from './http/router';
 import { log } from './lib/log';
 
-export { RateLimiterObject } from './limits/rate-limiter-object';
 export { SessionObject } from './session/session-object';
+export { UserObject } from './users/user-object';
 
 export default {
   async fetch(request, env, context) {

@@ -11,7 +11,7 @@ import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
 import { ContextManager } from './context/context-manager';
 import { classifyCall, executionOf, toolSpecs } from './classify-call';
-import { INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
+import { denialText, INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 import { addUsage, emptyUsage } from './usage';
 
@@ -19,10 +19,6 @@ export type { ResolvedAnswer, TurnDeps, TurnInput, TurnOutcome } from './turn-ty
 
 const FINAL_ANSWER_INSTRUCTION =
   'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
-
-export function denialText(reason: string | undefined): string {
-  return reason ? `Tool call denied: ${reason}` : 'Tool call denied';
-}
 
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOutcome> {
   const turn = new Turn(input, deps);
@@ -51,10 +47,7 @@ class Turn {
       calibration: input.context.calibration,
       signal: deps.signal,
       emit: (event) => this.emit(event),
-      onSummaryCall: (usage) => {
-        this.usage = addUsage(this.usage, usage);
-        this.modelCalls.push({ model: deps.model.id, usage, purpose: 'compaction' });
-      },
+      onSummaryCall: (usage) => this.spent({ model: deps.model.id, usage, purpose: 'compaction' }),
     });
     const seen = new Set(this.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : [])));
     // The loaded messages may be only the latest part of the history; the session knows the rest.
@@ -122,10 +115,8 @@ class Turn {
       // A spent budget stops the turn between steps: the history is whole, and the next request goes on.
       const spent = this.usage.inputTokens + this.usage.outputTokens;
       if (step > 1 && this.deps.tokenBudget !== undefined && spent >= this.deps.tokenBudget) {
-        return this.stop('max_tokens', {
-          code: 'budget_spent',
-          message: `The turn spent its token budget (${spent} of ${this.deps.tokenBudget} tokens); send the next request to go on.`,
-        });
+        const message = `The turn spent its token budget (${spent} of ${this.deps.tokenBudget} tokens); send the next request to go on.`;
+        return this.stop('max_tokens', { code: 'budget_spent', message });
       }
       const offerTools = step <= this.deps.maxIterations;
       if (!offerTools) {
@@ -156,6 +147,9 @@ class Turn {
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
     const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
     const tools = offerTools ? this.toolSpecs() : [];
+    // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
+    const quota = this.deps.quota?.();
+    if (quota) return this.stop('max_tokens', quota);
     const fits = await this.context.fit(system, tools);
     if (this.deps.signal.aborted) return this.cancelled();
     if (!fits) return this.contextFull();
@@ -215,10 +209,16 @@ class Turn {
       executionOf: (name) => this.executionOf(name),
       ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
     });
-    this.usage = addUsage(this.usage, result.usage);
-    this.modelCalls.push({ model: this.deps.model.id, usage: result.usage });
+    this.spent({ model: this.deps.model.id, usage: result.usage });
     this.context.observe(estimatedInputTokens, result.usage.inputTokens);
     return result;
+  }
+
+  /** Every model call's usage, the summaries' included: summed for the turn, and told as it is spent. */
+  private spent(call: ModelCallUsage): void {
+    this.usage = addUsage(this.usage, call.usage);
+    this.modelCalls.push(call);
+    this.deps.spent?.(call);
   }
 
   private contextFull(): TurnOutcome {

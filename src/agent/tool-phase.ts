@@ -9,6 +9,11 @@ import type { ToolRegistry } from '../tools/registry';
 import { ToolError, type ToolContext } from '../tools/types';
 import type { AgentEvent, Emit, ToolResultState } from './events';
 
+/** The result a denied call gets, with the user's reason when they gave one. */
+export function denialText(reason: string | undefined): string {
+  return reason ? `Tool call denied: ${reason}` : 'Tool call denied';
+}
+
 export type ServerCall = {
   toolCallId: string;
   name: string;

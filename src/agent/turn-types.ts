@@ -52,6 +52,10 @@ export type TurnDeps = {
   rules?: PermissionRule[];
   /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
   tokenBudget?: number;
+  /** Each model call's usage as it is spent (a summary's included), for whoever counts it beyond the turn. */
+  spent?: (call: ModelCallUsage) => void;
+  /** Before each model call: an error when the user may call no model now (a daily quota), which stops the turn. */
+  quota?: () => TurnError | undefined;
   /** User messages sent while the turn runs (ifBusy "steer"), taken at each step boundary. */
   steering?: { take(): UserMessage[] };
 };

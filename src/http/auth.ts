@@ -3,17 +3,21 @@
  * `MIN_SECRET_BYTES`), verified by `jose`: signature, `nbf`, and `exp` and `sub`, which a token must
  * have (a token that never expires cannot be taken back). `sub` is the user id. With no secret
  * configured, the deployment serves one local user, and only to requests to a loopback host from a
- * local peer (`wrangler dev`).
+ * local peer (`wrangler dev`). Where the user's objects live: the token's `jurisdiction` claim, or the
+ * deployment's `DATA_JURISDICTION` (docs/users.md).
  */
 import { errors, jwtVerify } from 'jose';
 import type { IRequest } from 'itty-router';
+import { readConfig } from '../config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
+import type { Owner } from '../users/owner';
+import { JURISDICTIONS, type Jurisdiction } from '../users/prices';
 
 export const LOCAL_USER = 'local';
 
 /** A request that passed `withUser`. */
-export type AuthedRequest = IRequest & { userId: string };
+export type AuthedRequest = IRequest & { userId: string; owner: Owner };
 
 const CHALLENGE = { 'www-authenticate': 'Bearer' };
 const encoder = new TextEncoder();
@@ -21,15 +25,17 @@ const encoder = new TextEncoder();
 /** An HS256 secret shorter than its hash (32 bytes) can be guessed offline from any one token. */
 export const MIN_SECRET_BYTES = 32;
 
-/** Who a token names, and when it stops being valid (ms since the epoch). */
-export type Identity = { userId: string; expiresAt?: number };
+/** Who a token names, where their objects live, and when it stops being valid (ms since the epoch). */
+export type Identity = Owner & { expiresAt?: number };
 
-/** itty middleware: sets `request.userId`, or throws a 401. */
+/** itty middleware: sets `request.owner` (and `request.userId`, which the request log reads), or throws a 401. */
 export async function withUser(request: IRequest, env: Env): Promise<void> {
-  request.userId = await authenticate(request, env);
+  const owner = await authenticate(request, env);
+  request.owner = owner;
+  request.userId = owner.userId;
 }
 
-export async function authenticate(request: Request, env: Env): Promise<string> {
+export async function authenticate(request: Request, env: Env): Promise<Owner> {
   return authenticateToken(bearerToken(request), request, env);
 }
 
@@ -40,8 +46,9 @@ export function bearerToken(request: Request): string | undefined {
 }
 
 /** Checks a bearer token however it came (a header, or a WebSocket subprotocol entry). */
-export async function authenticateToken(token: string | undefined, request: Request, env: Env): Promise<string> {
-  return (await verifyToken(token, request, env)).userId;
+export async function authenticateToken(token: string | undefined, request: Request, env: Env): Promise<Owner> {
+  const { expiresAt: _, ...owner } = await verifyToken(token, request, env);
+  return owner;
 }
 
 /** As `authenticateToken`, with the token's expiry: a socket outlives its upgrade, and checks it on every frame. */
@@ -50,7 +57,7 @@ export async function verifyToken(token: string | undefined, request: Request, e
   if (!secret) {
     // The host a request names is the client's to choose; the peer the runtime saw is not.
     const peer = request.headers.get('cf-connecting-ip');
-    if (isLoopback(new URL(request.url).hostname) && (peer === null || isLoopback(peer))) return { userId: LOCAL_USER };
+    if (isLoopback(new URL(request.url).hostname) && (peer === null || isLoopback(peer))) return placed({ userId: LOCAL_USER }, undefined, env);
     throw unauthorized(
       'auth_not_configured',
       'This deployment has no AUTH_SECRET, so it only serves local requests to a loopback host. Set one with `wrangler secret put AUTH_SECRET`.',
@@ -70,7 +77,7 @@ export async function verifyToken(token: string | undefined, request: Request, e
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) {
       throw unauthorized('unauthorized', 'The token has no "sub" claim naming the user.');
     }
-    return { userId: payload.sub, ...(payload.exp !== undefined ? { expiresAt: payload.exp * 1000 } : {}) };
+    return placed({ userId: payload.sub, ...(payload.exp !== undefined ? { expiresAt: payload.exp * 1000 } : {}) }, payload.jurisdiction, env);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof errors.JWTExpired) throw unauthorized('token_expired', 'The token has expired; get a new one.');
@@ -83,6 +90,18 @@ export async function verifyToken(token: string | undefined, request: Request, e
     }
     throw unauthorized('unauthorized', 'The token is not valid: it must be a JWT signed with HS256 by this deployment.');
   }
+}
+
+/** The identity with the jurisdiction its objects live in: the token's claim, else the deployment's default. */
+function placed(identity: Identity, claim: unknown, env: Env): Identity {
+  if (claim === undefined) {
+    const fallback = readConfig(env).users.jurisdiction;
+    return fallback ? { ...identity, jurisdiction: fallback } : identity;
+  }
+  if (typeof claim !== 'string' || !(JURISDICTIONS as readonly string[]).includes(claim)) {
+    throw unauthorized('invalid_token', `The token's "jurisdiction" claim must be one of ${JURISDICTIONS.join(', ')}; "${String(claim).slice(0, 40)}" is not a Durable Object jurisdiction.`);
+  }
+  return { ...identity, jurisdiction: claim as Jurisdiction };
 }
 
 /** A loopback host name or address (IPv4 127/8, IPv6 ::1, also IPv4-mapped). */

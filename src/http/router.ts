@@ -5,9 +5,10 @@ import { ApiError } from '../lib/errors';
 import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { openApiDocument } from './openapi';
-import { withRateLimit } from './rate-limit';
+import { withAdmission } from './admission';
 import { activateBranch, getBranches, postFork } from './routes/branches';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
+import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/users';
 import { postAgui } from './routes/agui';
 import { postHarnessChat } from './routes/harness';
 import { postPiStream } from './routes/pi-stream';
@@ -34,9 +35,21 @@ router
   // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
   .get('/sessions/:id/ws', openSocket)
   .all('/sessions/*', withUser)
-  .post('/sessions/*', withRateLimit)
+  .post('/sessions/*', withAdmission)
+  .all('/sessions', withUser)
+  .all('/usage', withUser)
+  .all('/users/*', withUser)
+  .get('/sessions', listSessions)
+  .all('/sessions', methodNotAllowed(['GET']))
+  .get('/usage', getUsage)
+  .all('/usage', methodNotAllowed(['GET']))
+  .get('/users/me', getMe)
+  .delete('/users/me', deleteMe)
+  .all('/users/me', methodNotAllowed(['GET', 'DELETE']))
+  .get('/users/me/export', exportMe)
+  .all('/users/me/export', methodNotAllowed(['GET']))
   .all('/ag-ui', withUser)
-  .post('/ag-ui', withRateLimit)
+  .post('/ag-ui', withAdmission)
   .post('/ag-ui', postAgui)
   .all('/ag-ui', methodNotAllowed(['POST']))
   .post('/harness/chat', postHarnessChat)

@@ -1,13 +1,13 @@
 /**
  * The Worker's way to a session's Durable Object: the object of a (user, session) pair (its name,
- * `src/session/object-name.ts`, holds both, so no request of one user can reach another's session),
- * and the session id of a route, checked.
+ * `src/users/owner.ts`, holds both, so no request of one user can reach another's session), in the
+ * user's jurisdiction, and the session id of a route, checked.
  */
 import { sessionIdSchema } from '../api/turn-request';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { sessionObjectName } from '../session/object-name';
 import type { SessionObject } from '../session/session-object';
+import { sessionObject, type Owner } from '../users/owner';
 
 /** Where a session's object is named (the tests and the bench name it too). */
 export { sessionObjectName, userOfObjectName } from '../session/object-name';
@@ -17,10 +17,15 @@ export { sessionObjectName, userOfObjectName } from '../session/object-name';
  * "serializable" types and gives up (`never`) on fields typed `unknown` (tool inputs, error
  * details), though they are plain JSON values that structured clone carries as they are.
  */
-export type SessionRpc = Pick<SessionObject, 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession' | 'getBranches' | 'activateBranch' | 'exportBranch' | 'importFork'>;
+export type SessionRpc = Pick<
+  SessionObject,
+  | 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession'
+  | 'getBranches' | 'activateBranch' | 'exportBranch' | 'importFork' | 'exportForUser' | 'eraseForUser'
+>;
 
-export function sessionStub(env: Env, userId: string, sessionId: string): SessionRpc {
-  return env.SESSIONS.getByName(sessionObjectName(userId, sessionId)) as unknown as SessionRpc;
+/** The session object of the owner's session, in the owner's jurisdiction. */
+export function sessionStub(env: Env, owner: Owner, sessionId: string): SessionRpc {
+  return sessionObject(env, owner, sessionId) as unknown as SessionRpc;
 }
 
 export function parseSessionId(raw: string | undefined): string {

@@ -4,7 +4,8 @@
  * event logs and sets itself for the next one to expire. An alarm already due within the keepalive
  * serves the next turn too: setting one is a storage write, and it cost every turn more than the rest
  * of its bookkeeping together. So a session pays for one alarm per burst of turns, not two per turn,
- * and the logs a busy session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns.
+ * and the logs a busy session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The
+ * alarm also sends again what the outbox to the user's object holds (`user-link.ts`).
  */
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS } from './event-log';
 import { closeCutTurns } from './recovery';
@@ -26,7 +27,15 @@ export class Housekeeping {
     private readonly turnRunning: () => boolean,
     /** Once no turn runs: the queue may start its next turn (after an eviction, nothing else wakes it). */
     private readonly idle: () => void,
+    private readonly reports: { sendNow(): Promise<void> },
+    private readonly outbox: { size(): number },
   ) {}
+
+  /** The alarm fires by `at` (an earlier one stays). */
+  wake(at: number): void {
+    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    void this.setAlarm(at);
+  }
 
   /** A turn started: the alarm keeps the object awake while it runs. */
   keepAwake(): void {
@@ -43,21 +52,26 @@ export class Housekeeping {
 
   async alarm(): Promise<void> {
     this.alarmAt = undefined; // it fired
-    if (this.turnRunning()) return this.setAlarm(Date.now() + KEEPALIVE_MS);
+    // A send that fails again sets the alarm for its next try (`wake`).
+    await this.reports.sendNow();
+    if (this.turnRunning()) return this.wake(Date.now() + KEEPALIVE_MS);
+    // An erased session's alarm only had its deletion to report.
+    if (!this.stores.meta.exists()) return;
     closeCutTurns(this.stores);
     this.idle();
     if (this.turnRunning()) return;
     const nextEnd = this.stores.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
-    if (nextEnd === undefined) return this.deleteAlarm();
-    return this.setAlarm(nextEnd + EVENT_LOG_RETENTION_MS);
+    if (nextEnd === undefined) return this.alarmAt === undefined && this.outbox.size() === 0 ? this.deleteAlarm() : undefined;
+    this.wake(nextEnd + EVENT_LOG_RETENTION_MS);
   }
 
-  /** The session is deleted: its alarm, its storage, and what the stores keep of it. */
-  async erase(): Promise<void> {
+  /** The session is deleted: its alarm, its storage (the outbox's too), and what the stores keep of it. */
+  async erase(forget: () => void): Promise<void> {
     await this.deleteAlarm();
     await this.storage.deleteAll();
     this.stores.meta.forget();
     this.stores.history.forget();
+    forget();
   }
 
   private deleteAlarm(): Promise<void> {

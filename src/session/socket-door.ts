@@ -13,7 +13,6 @@ import { turnRequestSchema, type IfBusy, type InputMessage, type TurnRequest } f
 import { LIMITS } from '../api/limits';
 import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
-import { takeRateLimit } from '../limits/rate-limit';
 import { ApiError, invalidRequest } from '../lib/errors';
 import { errorFrame, notificationFrame, type ServerFrame } from '../protocol/socket-frames';
 import { defaultTools } from '../tools/default-tools';
@@ -45,6 +44,8 @@ export interface SocketHost {
   readonly env: Env;
   readonly stores: SessionStores;
   isRunning(): boolean;
+  /** One frame against the user's rate limit (docs/users.md); throws `429 rate_limited`. */
+  takeRate(): Promise<void>;
   /** The one launcher, under the completion's policy while another runs (`turns-door.ts`); throws `ApiError` when refused. */
   admit(request: () => TurnRequest | undefined, door: Omit<Door, 'follower'> & { ifBusy: IfBusy }): Promise<Admitted>;
   /** Cancels the running turn and resolves when it has stopped. */
@@ -82,7 +83,7 @@ export class SocketDoor {
     const frame = parsed.frame;
     try {
       // Every frame counts against the user's rate, as a request would; a stop is always let through.
-      if (frame.type !== 'stop_completion') await takeRateLimit(this.host.env, attachment.userId);
+      if (frame.type !== 'stop_completion') await this.host.takeRate();
       switch (frame.type) {
         case 'append_message':
           return await this.append(socket, frame, attachment);

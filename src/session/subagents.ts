@@ -13,12 +13,12 @@ import { newId } from '../lib/ids';
 import { z } from '../lib/zod';
 import type { PermissionRule } from '../tools/permission-rules';
 import { ToolError, type SubagentRunner } from '../tools/types';
-import { sessionObjectName } from './object-name';
+import type { Owner } from '../users/owner';
 import type { Result } from './result';
 
 /** What a calling session needs of the child's object. */
 export type ChildSession = {
-  runSubagent(args: { sessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
+  runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
   cancelTurn(turnId: string): Promise<unknown>;
 };
 
@@ -27,11 +27,12 @@ const eventLineSchema = z.looseObject({ type: z.string() });
 
 export function subagentRunner(caller: {
   sessionId: string;
-  userId: string;
+  /** The child's session has the caller's owner: same user, same jurisdiction. */
+  owner: Owner;
   model: string;
   rules: PermissionRule[];
   config: Config;
-  child: (objectName: string) => ChildSession;
+  child: (sessionId: string) => ChildSession;
 }): SubagentRunner {
   let spawned = 0;
   const { config } = caller;
@@ -42,8 +43,8 @@ export function subagentRunner(caller: {
     spawned++;
     const subagentId = newId('sub');
     const childId = `${caller.sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
-    const child = caller.child(sessionObjectName(caller.userId, childId));
-    const started = await child.runSubagent({ sessionId: childId, task: task.task, model: caller.model, rules: caller.rules });
+    const child = caller.child(childId);
+    const started = await child.runSubagent({ sessionId: childId, parentSessionId: caller.sessionId, task: task.task, model: caller.model, rules: caller.rules });
     if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
     let turnId: string | undefined;
     const cancel = () => {

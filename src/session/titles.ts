@@ -7,6 +7,7 @@ import { makeTitle } from '../agent/title';
 import type { SessionEvent } from '../protocol/session-events';
 import type { ModelHandle } from '../providers/types';
 import type { SessionStores } from './store/stores';
+import type { UserLink } from './user-link';
 
 /** Title attempts per session object before it gives up until it wakes again (a model that never answers). */
 const MAX_TITLE_ATTEMPTS = 3;
@@ -22,6 +23,8 @@ export class Titles {
   constructor(
     private readonly stores: SessionStores,
     private readonly tell: (event: SessionEvent) => void,
+    /** The user's quota allows the call, and counts it (docs/users.md). */
+    private readonly users: Pick<UserLink, 'refusal' | 'spent' | 'changed'>,
   ) {}
 
   /** Never rejects: a side call with nobody to tell (a storage that went away with its object included). */
@@ -35,7 +38,7 @@ export class Titles {
 
   private async attempt(sessionId: string, model: ModelHandle): Promise<void> {
     const { meta, history } = this.stores;
-    if (this.titling || this.attempts >= MAX_TITLE_ATTEMPTS || meta.title() !== undefined) return;
+    if (this.titling || this.attempts >= MAX_TITLE_ATTEMPTS || meta.title() !== undefined || this.users.refusal()) return;
     this.titling = true;
     this.attempts++;
     // A timer of our own, cleared when the call ends: a pending timer would keep the object from
@@ -47,8 +50,10 @@ export class Titles {
       const result = await makeTitle(model, history.firstMessages(10), signal);
       if (!meta.exists()) return; // deleted meanwhile
       meta.addUsage(result.usage);
+      this.users.spent({ model: model.id, usage: result.usage });
       if (!result.ok) return console.warn('no title', sessionId, result.error.code);
       meta.setTitle(result.title);
+      this.users.changed(sessionId);
       this.tell({ type: 'session-titled', sessionId, title: result.title });
     } finally {
       clearTimeout(timer);

@@ -5,7 +5,9 @@
  * - a listener that throws is dropped and closed, and the others go on;
  * - a failure of the recorder or the log fails the turn (the loop catches it and stops with `error`);
  * - when the loop's own `turn-stop` never got out (it crashed, or that stop could not be stored),
- *   `end` tells one, so that every follower, and a JSON request waiting for its body, sees the end.
+ *   `end` tells one, so that every follower, and a JSON request waiting for its body, sees the end;
+ * - the stop is stored at once but told only once `beforeStop` (the user's list learning of the
+ *   turn's end, docs/users.md) has settled: a client that sees the end can read its writes anywhere.
  */
 import type { AgentEvent } from '../agent/events';
 import type { TurnEventLog, TurnStop } from './event-log';
@@ -14,10 +16,13 @@ import type { Listener } from './followers';
 export class TurnOutput {
   private readonly listeners = new Set<Listener>();
   private stopped = false;
+  /** Settles once the loop's stop has been told (after `beforeStop`); never rejects. */
+  private stopTold: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly record: (event: AgentEvent) => void,
     readonly log: TurnEventLog,
+    private readonly beforeStop: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** How many listen now. */
@@ -32,9 +37,23 @@ export class TurnOutput {
   readonly emit = (event: AgentEvent): void => {
     this.record(event);
     const seq = this.log.append(event);
-    this.deliver(seq, event);
-    if (event.type === 'turn-stop') this.stopped = true;
+    if (event.type !== 'turn-stop') return this.deliver(seq, event);
+    this.stopped = true;
+    // Those who listen now get it; one who joins meanwhile reads it from the log (`attach`), once.
+    const audience = [...this.listeners];
+    this.stopTold = this.beforeStop()
+      .catch((error: unknown) => console.error('before the stop', error))
+      .then(() => this.deliver(seq, event, audience.filter((listener) => this.listeners.has(listener))));
   };
+
+  /** Whether the loop told its stop; and when that stop has reached the listeners. */
+  get stopSeen(): boolean {
+    return this.stopped;
+  }
+
+  told(): Promise<void> {
+    return this.stopTold;
+  }
 
   /**
    * Ends the turn's output: the stop it never told (`stop`, after `markEnded` stored the turn as
@@ -53,8 +72,8 @@ export class TurnOutput {
     this.listeners.clear();
   }
 
-  private deliver(seq: number, event: AgentEvent): void {
-    for (const listener of this.listeners) {
+  private deliver(seq: number, event: AgentEvent, audience: Iterable<Listener> = this.listeners): void {
+    for (const listener of audience) {
       try {
         listener.deliver({ seq, event });
       } catch (error) {

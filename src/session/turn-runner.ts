@@ -6,6 +6,7 @@
  * followers, and the cleanup, whatever happens (src/session/turn-output.ts). It also follows,
  * cancels and, after an eviction, closes the turns it runs.
  */
+import type { ModelCallUsage, TurnError } from '../agent/events';
 import { DEFAULT_RETRY_POLICY } from '../agent/retry-policy';
 import { runTurn, type TurnOutcome } from '../agent/run-turn';
 import type { UserMessage } from '../api/content';
@@ -45,7 +46,7 @@ export type Door = {
   /** A retry of this key within its window runs nothing: `launch` answers with the turn it started. */
   idempotency?: { key: string; hash: string };
   /** A sub-agent's turn: its tools lack `agent_spawn`, and it takes the rules of the session that spawned it. */
-  subagent?: { rules: PermissionRule[] };
+  subagent?: { rules: PermissionRule[]; parentSessionId?: string };
   /** A queued turn that starts: its id, and the followers that waited for it (read as it starts). */
   queued?: { turnId: string; followers: () => Listener[] };
 };
@@ -63,8 +64,17 @@ export interface RunnerHost {
   /** The listener every turn gets, whichever door started it (the session's sockets). */
   sessionListener(door: Door, config: Config): Listener;
   subagents(sessionId: string, model: string, rules: PermissionRule[], config: Config): SubagentRunner;
-  /** A turn started (keep the object awake), and one ended (what follows a turn). */
-  started(): void;
+  /**
+   * Before a turn: whether its user may call a model now (the daily quotas, docs/users.md), else a
+   * `429 quota_exceeded`; during it, the same check before each model call, and each call's usage.
+   */
+  admitted(): Promise<void>;
+  quota(): TurnError | undefined;
+  spent(call: ModelCallUsage): void;
+  /** A turn started (keep the object awake, tell the user's list), and one ended (what follows a turn). */
+  started(sessionId: string): void;
+  /** The turn's end is about to be told: the user's list learns it first (read your writes). */
+  settling(sessionId: string): Promise<void>;
   ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
   userId(): string;
 }
@@ -128,6 +138,7 @@ export class TurnRunner {
    * turn). A refusal throws `ApiError`; a function that returns undefined starts nothing.
    */
   async launch(request: TurnRequest | (() => TurnRequest | undefined), door: Door): Promise<Launched> {
+    await this.host.admitted();
     const tools = await this.host.tools(door.subagent !== undefined);
     try {
       const prior = door.idempotency && this.host.stores.turns.turnByIdempotencyKey(door.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
@@ -167,11 +178,12 @@ export class TurnRunner {
     // A sub-agent's session takes the rules of the session that spawned it, for good: what is denied
     // or asked there is denied or asked here, in this turn and in any the user later runs here.
     if (door.subagent) stores.side.addRules(door.subagent.rules);
+    if (door.subagent?.parentSessionId !== undefined && stores.meta.parentSession() === undefined) stores.meta.setParentSession(door.subagent.parentSessionId);
     const rules = stores.side.rules();
     const turnId = door.queued?.turnId ?? newId('turn');
     if (door.queued) stores.turns.startQueued(turnId, model.id);
     else stores.turns.beginTurn(turnId, model.id, request.stream, door.idempotency);
-    const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId));
+    const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId), () => this.host.settling(door.sessionId));
     output.add(this.host.sessionListener(door, config));
     if (door.follower) output.add(door.follower);
     for (const follower of door.queued?.followers() ?? []) output.add(follower);
@@ -199,6 +211,8 @@ export class TurnRunner {
       rules,
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
       steering: { take: () => this.takeSteered(inbox) },
+      spent: (call) => this.host.spent(call),
+      quota: () => this.host.quota(),
     })
       .catch((cause: unknown) => {
         console.error('turn crashed', turnId, cause);
@@ -207,7 +221,7 @@ export class TurnRunner {
       .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
       .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
     this.running = { turnId, controller, done, output, inbox };
-    this.host.started();
+    this.host.started(door.sessionId);
     return turnId;
   }
 
@@ -229,6 +243,9 @@ export class TurnRunner {
     const { door, turnId, model, outcome, output, tools } = ended;
     try {
       await tools.close().catch((error: unknown) => console.error('closing the tools failed', error));
+      // The loop's stop reaches the followers once the user's list knows; a crash's is told below, after the same.
+      if (!output.stopSeen) await this.host.settling(door.sessionId).catch((error: unknown) => console.error('telling the user’s list failed', error));
+      await output.told();
       const error = outcome?.error ?? { code: 'internal_error', message: 'The server failed during the turn.' };
       output.end(
         errorStop(turnId, error, this.host.stores.meta.calibration(), outcome && { usage: outcome.usage, modelCalls: outcome.modelCalls }),

@@ -6,18 +6,18 @@
 import { runAgentInputSchema } from '../../api/agui-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
-import type { AuthedRequest } from '../auth';
+import type { AdmittedRequest } from '../admission';
 import { jsonError } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 import { SSE_HEADERS } from '../../transport/headers';
 
-export async function postAgui(request: AuthedRequest, env: Env, context: ExecutionContext): Promise<Response> {
+export async function postAgui(request: AdmittedRequest, env: Env, context: ExecutionContext): Promise<Response> {
   const { data: input } = await readJsonBody(request, runAgentInputSchema);
   const model = pickModel(readConfig(env), input.forwardedProps?.model);
-  const stub = sessionStub(env, request.userId, input.threadId);
-  const result = await stub.startAguiRun({ sessionId: input.threadId, input, model });
-  if (!result.ok) return jsonError(result.status, result.body);
+  const stub = sessionStub(env, request.owner, input.threadId);
+  const result = await stub.startAguiRun({ sessionId: input.threadId, input, model, ...(request.today ? { today: request.today } : {}) });
+  if (!result.ok) return jsonError(result.status, result.body, result.headers);
   // Kept alive past the request, which a disconnect ends. A turn that already stopped answers 409.
   const cancel = () => context.waitUntil(stub.cancelTurn(result.turnId).catch(() => {}));
   request.signal.addEventListener('abort', cancel, { once: true });

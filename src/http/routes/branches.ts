@@ -15,16 +15,16 @@ import { parseSessionId, sessionStub } from '../session-stub';
 
 export async function getBranches(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const result = await sessionStub(env, request.userId, sessionId).getBranches();
-  return result.ok ? Response.json({ branches: result.branches }) : jsonError(result.status, result.body);
+  const result = await sessionStub(env, request.owner, sessionId).getBranches();
+  return result.ok ? Response.json({ branches: result.branches }) : jsonError(result.status, result.body, result.headers);
 }
 
 export async function activateBranch(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const leafId = messageIdSchema.safeParse(request.params.leafId);
   if (!leafId.success) throw new ApiError(404, 'branch_not_found', 'No branch ends at this id (GET .../branches lists their leafId).');
-  const result = await sessionStub(env, request.userId, sessionId).activateBranch(leafId.data);
-  if (!result.ok) return jsonError(result.status, result.body);
+  const result = await sessionStub(env, request.owner, sessionId).activateBranch(leafId.data);
+  if (!result.ok) return jsonError(result.status, result.body, result.headers);
   const { ok: _ok, ...branch } = result;
   return Response.json(branch);
 }
@@ -35,9 +35,9 @@ export async function postFork(request: AuthedRequest, env: Env): Promise<Respon
   const empty = !request.headers.has('content-type') && (request.headers.get('content-length') ?? '0') === '0';
   const body = empty ? {} : (await readJsonBody(request, forkRequestSchema)).data;
   const sessionId = body.sessionId ?? newId('ses');
-  const copy = await sessionStub(env, request.userId, sourceId).exportBranch(sourceId, body.upTo);
-  if (!copy.ok) return jsonError(copy.status, copy.body);
+  const copy = await sessionStub(env, request.owner, sourceId).exportBranch(sourceId, body.upTo);
+  if (!copy.ok) return jsonError(copy.status, copy.body, copy.headers);
   const { ok: _ok, ...branch } = copy;
-  const forked = await sessionStub(env, request.userId, sessionId).importFork(sessionId, branch);
-  return forked.ok ? Response.json({ sessionId: forked.sessionId }, { status: 201 }) : jsonError(forked.status, forked.body);
+  const forked = await sessionStub(env, request.owner, sessionId).importFork(sessionId, branch);
+  return forked.ok ? Response.json({ sessionId: forked.sessionId }, { status: 201 }) : jsonError(forked.status, forked.body, forked.headers);
 }

@@ -14,7 +14,7 @@ import { ApiError } from '../../lib/errors';
 import { authenticate } from '../auth';
 import { jsonError } from '../error-response';
 import { harnessFormatOf } from '../../transport/harness-framing';
-import { takeRateLimit } from '../../limits/rate-limit';
+import { admit } from '../../users/admission';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 import { JSON_STREAM_HEADERS, SSE_HEADERS } from '../../transport/headers';
@@ -22,26 +22,28 @@ import { JSON_STREAM_HEADERS, SSE_HEADERS } from '../../transport/headers';
 /** The JSON array is written as events happen: nothing on the way may buffer or compress it. */
 
 export async function postHarnessChat(request: IRequest, env: Env): Promise<Response> {
-  const tokenUser = await authenticate(request, env);
+  const tokenOwner = await authenticate(request, env);
   const { data: body } = await readJsonBody(request, harnessRequestSchema);
-  if (env.AUTH_SECRET && body.userId !== tokenUser) {
+  if (env.AUTH_SECRET && body.userId !== tokenOwner.userId) {
     throw new ApiError(403, 'user_mismatch', 'userId must be the user the token was issued to.');
   }
-  const userId = env.AUTH_SECRET ? tokenUser : body.userId;
-  await takeRateLimit(env, userId);
+  // Without AUTH_SECRET (local only), the body names the user.
+  const owner = env.AUTH_SECRET ? tokenOwner : { ...tokenOwner, userId: body.userId };
+  const today = await admit(env, owner, { callsModel: true });
   const config = readConfig(env);
   const model = modelNamed(config, body.chatModel?.name);
   const turn = turnRequestOf(body);
   const format = harnessFormatOf(request.headers.get('accept'));
   const temperature = body.chatModel?.temperature;
-  const result = await sessionStub(env, userId, body.sessionId).startHarnessRun({
+  const result = await sessionStub(env, owner, body.sessionId).startHarnessRun({
     sessionId: body.sessionId,
+    ...(today ? { today } : {}),
     request: turn,
     model,
     format,
     ...(temperature !== undefined ? { sampling: { temperature } } : {}),
   });
-  if (!result.ok) return jsonError(result.status, result.body);
+  if (!result.ok) return jsonError(result.status, result.body, result.headers);
   return new Response(result.body, { headers: format === 'sse' ? SSE_HEADERS : JSON_STREAM_HEADERS });
 }
 

@@ -22,7 +22,9 @@ import { createPiProxyEncoder } from '../../protocol/pi-proxy-encoder';
 import { resolveModel } from '../../providers/registry';
 import type { ModelHandle } from '../../providers/types';
 import { authenticate } from '../auth';
-import { takeRateLimit } from '../../limits/rate-limit';
+import { admit, reportCall } from '../../users/admission';
+import type { Owner } from '../../users/owner';
+import { emptyUsage } from '../../agent/usage';
 import { readJsonBody } from '../read-json-body';
 import { createSseStream } from '../../transport/sse-stream';
 import { SSE_HEADERS } from '../../transport/headers';
@@ -31,12 +33,13 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
   let body: PiStreamRequest;
   let model: ModelHandle;
   let maxRetries: number;
+  let owner: Owner;
   try {
     if (request.method !== 'POST') {
       throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: POST.`, { headers: { allow: 'POST' } });
     }
-    const userId = await authenticate(request, env);
-    await takeRateLimit(env, userId);
+    owner = await authenticate(request, env);
+    await admit(env, owner, { callsModel: true });
     body = (await readJsonBody(request, piStreamRequestSchema)).data;
     const config = readConfig(env);
     model = resolveModel(pickModel(config, `${ourProviderOf(body.model.provider)}:${body.model.id}`), config, { ai: env.AI });
@@ -52,6 +55,7 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
   request.signal.addEventListener('abort', () => controller.abort(), { once: true });
   const encoder = typedSse(createPiProxyEncoder());
   let seq = 0;
+  let usage = emptyUsage();
   const call: SingleCall = {
     model,
     system: body.context.systemPrompt ?? '',
@@ -65,8 +69,12 @@ export async function postPiStream(request: IRequest, env: Env, context: Executi
   };
   // The door: pi's proxy events, an encoder of the one call's events, written as they come.
   const done = runSingleCall(call, (event) => {
+    if (event.type === 'model-call-end') usage = event.usage;
     for (const item of encoder.encode(event)) sse.send(item, String(++seq));
-  }).finally(() => sse.close());
+  })
+    .finally(() => sse.close())
+    // The call counts for its user's usage and quotas like any other (docs/users.md).
+    .then(() => reportCall(env, owner, model.id, usage));
   context.waitUntil(done);
   return new Response(sse.readable, { headers: SSE_HEADERS });
 }

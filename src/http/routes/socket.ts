@@ -15,8 +15,9 @@ import { errorFrame } from '../../protocol/socket-frames';
 import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
 import { bearerToken, isLoopback, verifyToken } from '../auth';
 import { readConfig } from '../../config';
-import { takeRateLimit } from '../../limits/rate-limit';
-import { parseSessionId, sessionObjectName } from '../session-stub';
+import { admit } from '../../users/admission';
+import { sessionObject } from '../../users/owner';
+import { parseSessionId } from '../session-stub';
 
 export const SOCKET_PROTOCOL = 'agent-chat';
 const TOKEN_PREFIX = 'bearer.';
@@ -35,10 +36,11 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
   try {
     const sessionId = parseSessionId(request.params.id);
     const token = bearerToken(request) ?? protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
-    const { userId, expiresAt } = await verifyToken(token, request, env);
+    const { expiresAt, ...owner } = await verifyToken(token, request, env);
+    const { userId } = owner;
     checkOrigin(request, env);
-    await takeRateLimit(env, userId);
-    const upgraded = await env.SESSIONS.getByName(sessionObjectName(userId, sessionId)).fetch(request.url, {
+    await admit(env, owner, { callsModel: false });
+    const upgraded = await sessionObject(env, owner, sessionId).fetch(request.url, {
       headers: {
         upgrade: 'websocket',
         [SOCKET_SESSION_HEADER]: sessionId,

@@ -9,13 +9,14 @@ import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
+import type { AdmittedRequest } from '../admission';
 import type { AuthedRequest } from '../auth';
 import { jsonError } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 import { SSE_HEADERS } from '../../transport/headers';
 
-export async function postTurn(request: AuthedRequest, env: Env): Promise<Response> {
+export async function postTurn(request: AdmittedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
   const { data: body, text } = await readJsonBody(request, turnRequestSchema);
@@ -23,8 +24,8 @@ export async function postTurn(request: AuthedRequest, env: Env): Promise<Respon
   const model = pickModel(readConfig(env), body.model);
   const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };
 
-  const result = await sessionStub(env, request.userId, sessionId).startTurn({ sessionId, request: body, model, idempotency });
-  if (!result.ok) return jsonError(result.status, result.body);
+  const result = await sessionStub(env, request.owner, sessionId).startTurn({ sessionId, request: body, model, idempotency, ...(request.today ? { today: request.today } : {}) });
+  if (!result.ok) return jsonError(result.status, result.body, result.headers);
   const replayed: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
   if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
   // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
@@ -43,8 +44,8 @@ export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<R
     throw new ApiError(400, 'invalid_last_event_id', 'Last-Event-ID must be the id of an event of this turn (a number).');
   }
   const after = lastEventId !== null ? Number(lastEventId) : query.data.after;
-  const result = await sessionStub(env, request.userId, sessionId).followTurn(turnId, after, query.data.stream);
-  if (!result.ok) return jsonError(result.status, result.body);
+  const result = await sessionStub(env, request.owner, sessionId).followTurn(turnId, after, query.data.stream);
+  if (!result.ok) return jsonError(result.status, result.body, result.headers);
   return new Response(result.body, { headers: SSE_HEADERS });
 }
 
@@ -52,8 +53,8 @@ export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<R
 export async function cancelTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const turnId = parseTurnId(request.params.turnId);
-  const result = await sessionStub(env, request.userId, sessionId).cancelTurn(turnId);
-  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body);
+  const result = await sessionStub(env, request.owner, sessionId).cancelTurn(turnId);
+  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body, result.headers);
 }
 
 function parseIdempotencyKey(raw: string | null): string | undefined {

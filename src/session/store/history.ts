@@ -187,6 +187,14 @@ export class HistoryStore {
       .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) }));
   }
 
+  /** Every message of every branch after seq `after`, in seq order, at most `limit` (an export reads them all). */
+  allRows(after: number, limit: number): (StoredRow & { createdAt: number })[] {
+    return this.sql
+      .exec<MessageRow & { created_at: number }>(`SELECT seq, parent_seq, body, parts, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+      .toArray()
+      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row), createdAt: row.created_at }));
+  }
+
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */
   private insertMessage(seq: number, turnId: string, message: HistoryMessage, place: { branch: number; parent: number | null }): void {
     if (this.loaded) keepLoaded(this.loaded, seq, message);

@@ -132,6 +132,20 @@ export class SessionMeta {
     this.set('forked_from', JSON.stringify(from));
   }
 
+  /** The session a sub-agent's session runs for (set by its first turn). */
+  parentSession(): string | undefined {
+    return this.get('parent_session');
+  }
+
+  setParentSession(sessionId: string): void {
+    this.set('parent_session', sessionId);
+  }
+
+  /** When the session was made (ms): the generation its user's object knows it by (docs/users.md). */
+  generation(): number {
+    return Number(this.get('created_at') ?? 0);
+  }
+
   /** Takes the next `count` message seqs, returning the first. */
   takeSeqs(count: number): number {
     const seq = Number(this.get('next_seq'));

@@ -1,18 +1,15 @@
 /**
- * A token bucket per user: `capacity` POST requests a minute, with a burst of the same size. One
- * small Durable Object per user, named by the user id. The bucket lives in memory only: an object is
- * evicted only after more than a minute without requests, by which time its bucket would be full.
+ * A token bucket: `capacity` requests a minute, with a burst of the same size (`RATE_LIMIT_PER_MINUTE`).
+ * It lives in the user's object, in memory only: an object is evicted only after more than a minute
+ * without requests, by which time its bucket would be full.
  */
-import { DurableObject } from 'cloudflare:workers';
-import type { Env } from '../env';
-
 export type TakeResult = { ok: true; remaining: number } | { ok: false; retryAfterSeconds: number };
 
-export class RateLimiterObject extends DurableObject<Env> {
+export class RateBucket {
   private tokens = Number.NaN;
   private updatedAt = 0;
 
-  async take(capacity: number, now = Date.now()): Promise<TakeResult> {
+  take(capacity: number, now: number): TakeResult {
     const perMs = capacity / 60_000;
     if (Number.isNaN(this.tokens)) this.tokens = capacity;
     this.tokens = Math.min(capacity, this.tokens + (now - this.updatedAt) * perMs);

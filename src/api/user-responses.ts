@@ -1,0 +1,68 @@
+/**
+ * What the user routes answer (docs/users.md): the caller's sessions, their usage per day and model,
+ * their own view, and the export's lines. Schemas, as for the turns API: the OpenAPI document is
+ * generated from them and the tests parse real answers with them.
+ */
+import { z } from '../lib/zod';
+import { usageSchema } from './responses';
+
+export const sessionEntrySchema = z
+  .strictObject({
+    sessionId: z.string(),
+    title: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    messageCount: z.number().int(),
+    running: z.boolean(),
+    pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
+    parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
+  })
+  .meta({ description: 'A session in the list of its user’s sessions.' });
+
+export type SessionEntry = z.infer<typeof sessionEntrySchema>;
+
+export const sessionListSchema = z.strictObject({
+  sessions: z.array(sessionEntrySchema),
+  next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+});
+
+const spendSchema = usageSchema.extend({
+  calls: z.number().int(),
+  costUsd: z.number().nullable().meta({ description: 'From PRICES; null when no call of it had a price.' }),
+});
+
+export const usageDaySchema = spendSchema.extend({ date: z.string(), model: z.string() });
+export type UsageDay = z.infer<typeof usageDaySchema>;
+
+export const usageReportSchema = z.strictObject({ days: z.array(usageDaySchema), total: spendSchema });
+export type Spend = z.infer<typeof spendSchema>;
+
+const limitsSchema = z.strictObject({
+  dailyTokens: z.number().int().nullable().meta({ description: 'USER_DAILY_TOKENS; null: none.' }),
+  dailyCostUsd: z.number().nullable().meta({ description: 'USER_DAILY_COST_USD; null: none.' }),
+  resetAt: z.string().meta({ description: 'The next UTC midnight, when the day’s totals start again.' }),
+});
+
+export const userViewSchema = z.strictObject({
+  userId: z.string(),
+  sessionCount: z.number().int(),
+  today: z.strictObject({ date: z.string(), usage: spendSchema }),
+  limits: limitsSchema,
+  jurisdiction: z.string().optional().meta({ description: 'The Durable Object jurisdiction that holds this user’s objects.' }),
+});
+
+export const usersQuerySchema = {
+  list: z.strictObject({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z
+      .string()
+      .regex(/^[0-9]{1,15}:.{1,128}$/, { message: 'The cursor is the "next" value of a previous page.' })
+      .optional(),
+  }),
+  usage: z
+    .strictObject({
+      from: z.iso.date().optional(),
+      to: z.iso.date().optional(),
+    })
+    .refine((query) => !query.from || !query.to || query.from <= query.to, { message: '"from" must not be after "to"', path: ['from'] }),
+};

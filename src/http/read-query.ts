@@ -1,0 +1,11 @@
+/** A route's query string, checked by its schema: `400 invalid_query` with the first issue. */
+import type { IRequest } from 'itty-router';
+import { ApiError } from '../lib/errors';
+import type { z } from '../lib/zod';
+
+export function readQuery<S extends z.ZodType>(schema: S, request: IRequest): z.output<S> {
+  const parsed = schema.safeParse({ ...request.query });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ApiError(400, 'invalid_query', `The query is not valid: ${issue?.path.join('.') || 'query'}: ${issue?.message}.`);
+}

@@ -1,0 +1,107 @@
+/**
+ * How a session object's parts are put together (docs/architecture.md): the stores, the socket hub
+ * and door, the turn runner with what it needs of the session, the queue, titles, housekeeping, and
+ * the link to the user's object. The object itself (`session-object.ts`) keeps the RPC surface only.
+ */
+import type { TurnOutcome } from '../agent/run-turn';
+import { readConfig, type Config } from '../config';
+import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import type { ModelHandle } from '../providers/types';
+import { admit as admitRequest } from '../users/admission';
+import { ownerOfObjectName, sessionObject, userObject } from '../users/owner';
+import { quotaError } from '../users/quota';
+import { Housekeeping } from './housekeeping';
+import { SocketDoor } from './socket-door';
+import { closeQuietly, SocketHub } from './socket-hub';
+import { Outbox } from './store/outbox';
+import { openStores } from './store/stores';
+import { subagentRunner, type ChildSession } from './subagents';
+import { Titles } from './titles';
+import { Toolsets } from './toolsets';
+import { TurnQueue } from './turn-queue';
+import { TurnRunner, type Door } from './turn-runner';
+import { admit, type Session } from './turns-door';
+import { UserLink } from './user-link';
+
+export type SessionParts = Session & {
+  hub: SocketHub;
+  door: SocketDoor;
+  titles: Titles;
+  housekeeping: Housekeeping;
+  users: UserLink;
+  outbox: Outbox;
+};
+
+export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
+  const owner = ownerOfObjectName(ctx.id.name);
+  const stores = openStores(ctx.storage);
+  const outbox = new Outbox(ctx.storage);
+  const toolsets = new Toolsets();
+  const hub = new SocketHub(ctx);
+  const parts = { stores, hub, outbox } as SessionParts;
+  const users = new UserLink({
+    stores,
+    outbox,
+    user: () => userObject(env, owner),
+    settings: () => readConfig(env).users,
+    wake: (at) => parts.housekeeping.wake(at),
+    running: () => parts.runner.runningTurnId !== undefined,
+  });
+  const titles = new Titles(stores, (event) => hub.tell(event), users);
+  const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), users, outbox);
+  const runner: TurnRunner = new TurnRunner({
+    stores,
+    bindings: env.AI ? { ai: env.AI } : {},
+    config: () => readConfig(env),
+    tools: (subagent) => toolsets.forTurn(readConfig(env), subagent),
+    sessionListener: (door, config) => hub.turnListener(door, config.toolVisibility),
+    subagents: (sessionId, model, rules, config) =>
+      subagentRunner({ sessionId, owner, model, rules, config, child: (childId) => sessionObject(env, owner, childId) as unknown as ChildSession }),
+    admitted: async () => {
+      await users.prepare();
+      const refusal = users.refusal();
+      if (refusal) throw quotaError(refusal);
+    },
+    quota: () => users.quotaError(),
+    spent: (call) => users.spent(call),
+    started: (sessionId) => {
+      housekeeping.keepAwake();
+      users.changed(sessionId, true);
+    },
+    settling: async (sessionId) => {
+      users.changed(sessionId, false);
+      await users.delivered();
+    },
+    ended: (door, outcome, model, config) => afterTurn(parts, door, outcome, model, config),
+    userId: () => owner.userId,
+  });
+  const queue = new TurnQueue({ stores, runner, maxQueued: () => readConfig(env).maxQueuedTurns, keepAwake: () => housekeeping.keepAwake() });
+  const door = new SocketDoor({
+    env,
+    stores,
+    isRunning: () => runner.runningTurnId !== undefined,
+    takeRate: async () => void (await admitRequest(env, owner, { callsModel: false })),
+    admit: (request, door) => admit(parts, request, door, undefined, false),
+    stop: () => runner.stop(),
+    send: (socket, frame) => hub.send(socket, frame),
+    close: (socket, code, reason) => closeQuietly(socket, code, reason),
+    broadcast: (frame) => hub.broadcast(frame),
+  });
+  return Object.assign(parts, { runner, queue, door, titles, housekeeping, users });
+}
+
+/**
+ * After a turn: answers staged on a socket while it ran may complete the set; a new session gets
+ * its title; the queue goes on (steered messages the turn did not take wait there already).
+ */
+function afterTurn(parts: SessionParts, door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
+  parts.housekeeping.turnEnded();
+  if (outcome) {
+    parts.door.resumeIfAnswered(door.sessionId, door.socket?.requestId ?? null).catch((error) => {
+      if (!(error instanceof ApiError)) console.error('socket resume failed', error);
+    });
+    if (config.titles && outcome.stopReason === 'end_turn') void parts.titles.name(door.sessionId, model);
+  }
+  void parts.queue.drain();
+}

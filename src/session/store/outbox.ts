@@ -1,0 +1,82 @@
+/**
+ * The session's outbox to its user's object (docs/users.md): reports written in the same storage as
+ * what they report, and deleted only once the user's object has taken them. Its table is not part of
+ * the session's schema: it outlives the session's deletion (`deleteAll`), which it must still report.
+ */
+import { reportSchema, type Report } from '../../users/reports';
+
+export type OutboxRow = { id: number; report: Report; attempts: number };
+
+/** Reports one send carries at most. */
+const BATCH = 200;
+
+export class Outbox {
+  private ready = false;
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  private get sql(): SqlStorage {
+    if (!this.ready) {
+      this.storage.sql.exec(`CREATE TABLE IF NOT EXISTS user_outbox (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         kind TEXT NOT NULL,
+         body TEXT NOT NULL,
+         attempts INTEGER NOT NULL DEFAULT 0
+       )`);
+      this.ready = true;
+    }
+    return this.storage.sql;
+  }
+
+  /** Adds a model call's usage or the session's deletion. */
+  add(report: Exclude<Report, { kind: 'session' }>): number {
+    return this.insert(report.kind, JSON.stringify(report));
+  }
+
+  /**
+   * Adds the session's entry, made from its version (the row's id, which only grows): it replaces
+   * any entry not sent yet, since only the latest matters.
+   */
+  putEntry(entry: (version: number) => Extract<Report, { kind: 'session' }>): void {
+    this.sql.exec("DELETE FROM user_outbox WHERE kind = 'session'");
+    const id = this.insert('session', '{}');
+    this.sql.exec('UPDATE user_outbox SET body = ? WHERE id = ?', JSON.stringify(entry(id)), id);
+  }
+
+  private insert(kind: string, body: string): number {
+    return this.sql.exec<{ id: number }>('INSERT INTO user_outbox (kind, body) VALUES (?, ?) RETURNING id', kind, body).one().id;
+  }
+
+  /** The oldest reports waiting, as many as one send carries. */
+  waiting(): OutboxRow[] {
+    if (!this.hasTable()) return [];
+    return this.sql
+      .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox ORDER BY id LIMIT ?', BATCH)
+      .toArray()
+      .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
+  }
+
+  /** The reports up to `id` were taken. */
+  taken(upTo: number): void {
+    this.sql.exec('DELETE FROM user_outbox WHERE id <= ?', upTo);
+  }
+
+  /** A send failed: its attempts count, for the backoff; returns the most attempts of any row. */
+  failed(upTo: number): number {
+    this.sql.exec('UPDATE user_outbox SET attempts = attempts + 1 WHERE id <= ?', upTo);
+    return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox').one().n ?? 0;
+  }
+
+  size(): number {
+    return this.hasTable() ? this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox').one().n : 0;
+  }
+
+  /** After `deleteAll`: the table is gone, and made again by the next report. */
+  forget(): void {
+    this.ready = false;
+  }
+
+  private hasTable(): boolean {
+    return this.ready || this.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'user_outbox'").toArray().length > 0;
+  }
+}

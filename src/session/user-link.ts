@@ -1,0 +1,165 @@
+/**
+ * The session's link to its user's object (docs/users.md). Each model call's usage and the session's
+ * entry in the user's list go into the outbox (`store/outbox.ts`) in the same storage as the turn, and
+ * are sent at once; a send that fails is retried by the alarm with a backoff, so the list and the
+ * counters are late at worst, never wrong. The user's totals come back with every send, so that the
+ * daily quotas are checked here, before each model call, without a round trip.
+ */
+import type { ModelCallUsage, TurnError } from '../agent/events';
+import type { SessionEntry } from '../api/user-responses';
+import { costOf, type UserSettings } from '../users/prices';
+import { hasQuota, overQuota, quotaMessage, utcDay, type DayTotals, type QuotaRefusal } from '../users/quota';
+import type { Report } from '../users/reports';
+import { newId } from '../lib/ids';
+import type { Outbox } from './store/outbox';
+import type { SessionStores } from './store/stores';
+
+/** What the session needs of its user's object. */
+export type UserReports = { report(reports: Report[]): Promise<DayTotals>; today(): Promise<DayTotals> };
+
+export type UserLinkHost = {
+  stores: SessionStores;
+  outbox: Outbox;
+  user(): UserReports;
+  settings(): UserSettings;
+  /** Asks the alarm to fire by `at`, to send again. */
+  wake(at: number): void;
+  running(): boolean;
+};
+
+/** A send that fails waits 1 s, then twice as long each time, at most this long. */
+const MAX_BACKOFF_MS = 10 * 60_000;
+/** How long the end of a turn waits for its entry to reach the list (read your writes). */
+const DELIVERY_WAIT_MS = 2_000;
+
+type Spent = { date: string; tokens: number; costUsd: number };
+
+export class UserLink {
+  /** Today's totals as the user's object last told them. */
+  private known: DayTotals | undefined;
+  /** Usage written to the outbox and not yet taken, by row id: the quota counts it already. */
+  private readonly unsent = new Map<number, Spent>();
+  private sending: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly host: UserLinkHost) {}
+
+  /** A model call's usage: counted, and reported. */
+  spent(call: ModelCallUsage, at = Date.now()): void {
+    const costUsd = costOf(this.host.settings().prices, call.model, call.usage);
+    const id = this.host.outbox.add({ kind: 'usage', id: newId('use'), at, model: call.model, usage: call.usage, costUsd });
+    this.unsent.set(id, { date: utcDay(at), tokens: call.usage.inputTokens + call.usage.outputTokens, costUsd: costUsd ?? 0 });
+    this.send();
+  }
+
+  /** The session's entry changed (a turn started or ended, a title came): reported. */
+  changed(sessionId: string, running = this.host.running()): void {
+    const { meta } = this.host.stores;
+    if (!meta.exists()) return;
+    this.host.outbox.putEntry((version) => ({ kind: 'session', generation: meta.generation(), version, entry: entryOf(this.host.stores, sessionId, running) }));
+    this.send();
+  }
+
+  /** The session was erased (its storage too, but for this report): its entry leaves the list. */
+  deleted(sessionId: string, generation: number): void {
+    this.unsent.clear();
+    this.host.outbox.add({ kind: 'deleted', sessionId, generation });
+    this.send();
+  }
+
+  /** Waits until what is in the outbox now has been taken, or a short while: the end of a turn. */
+  async delivered(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, DELIVERY_WAIT_MS)));
+    await Promise.race([this.sending ?? Promise.resolve(), late]);
+    clearTimeout(timer);
+  }
+
+  /** Why no model may be called now (a daily quota), as the loop's error; undefined when one may. */
+  quotaError(now = Date.now()): TurnError | undefined {
+    const refusal = this.refusal(now);
+    return refusal && { code: 'quota_exceeded', message: quotaMessage(refusal) };
+  }
+
+  refusal(now = Date.now()): QuotaRefusal | undefined {
+    const settings = this.host.settings();
+    if (!hasQuota(settings)) return undefined;
+    const today = utcDay(now);
+    const base = this.known?.date === today ? this.known : { date: today, tokens: 0, costUsd: 0 };
+    const totals = { ...base };
+    for (const spent of this.unsent.values()) {
+      if (spent.date !== today) continue;
+      totals.tokens += spent.tokens;
+      totals.costUsd += spent.costUsd;
+    }
+    return overQuota(settings, totals, now);
+  }
+
+  /** Before a turn, when a quota applies: today's totals, from what the Worker learned or from the user's object. */
+  async prepare(told?: DayTotals): Promise<void> {
+    if (told) return this.learn(told);
+    if (!hasQuota(this.host.settings()) || this.known?.date === utcDay(Date.now())) return;
+    if (this.host.outbox.size() > 0) return void (await this.sendNow());
+    try {
+      this.learn(await this.host.user().today());
+    } catch (error) {
+      // The user's object is unreachable: the quota is checked with what this session knows.
+      console.warn('user totals unavailable', error);
+    }
+  }
+
+  learn(totals: DayTotals): void {
+    if (!this.known || totals.date > this.known.date || (totals.date === this.known.date && totals.tokens >= this.known.tokens)) this.known = totals;
+  }
+
+  /** Sends what waits now (the alarm's part); resolves once the send ended, well or not. */
+  async sendNow(): Promise<void> {
+    this.send();
+    await this.sending;
+  }
+
+  /** One send at a time; what is added meanwhile goes in the next. Never rejects. */
+  private send(): void {
+    if (this.sending) {
+      this.again = true;
+      return;
+    }
+    this.sending = this.sendAll().finally(() => (this.sending = undefined));
+  }
+
+  private async sendAll(): Promise<void> {
+    do {
+      this.again = false;
+      const rows = this.host.outbox.waiting();
+      const last = rows.at(-1);
+      if (!last) return;
+      try {
+        const totals = await this.host.user().report(rows.map((row) => row.report));
+        this.host.outbox.taken(last.id);
+        for (const row of rows) this.unsent.delete(row.id);
+        this.learn(totals);
+        if (this.host.outbox.size() > 0) this.again = true;
+      } catch (error) {
+        const attempts = this.host.outbox.failed(last.id);
+        console.warn('user report failed; retried by the alarm', attempts, error);
+        this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempts - 1)));
+        return;
+      }
+    } while (this.again);
+  }
+}
+
+/** The session as its user's list shows it. */
+export function entryOf({ meta, history }: SessionStores, sessionId: string, running: boolean): SessionEntry {
+  const title = meta.title();
+  const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
+  return {
+    sessionId,
+    ...(title !== undefined ? { title } : {}),
+    ...meta.times(),
+    messageCount: history.messageCount(),
+    running,
+    pendingToolCalls: history.pendingCalls().length,
+    ...(parent !== undefined ? { parentSessionId: parent } : {}),
+  };
+}

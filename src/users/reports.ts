@@ -1,0 +1,31 @@
+/**
+ * What a session tells its user's object (docs/users.md): each model call's usage, the session's
+ * entry in the list after a turn starts or ends, and its deletion. Reports wait in the session's
+ * outbox until the user's object has taken them, so they cross RPC and are read back from storage:
+ * schemas. Each is safe to apply twice: a usage report by its id, an entry by its version.
+ */
+import { usageSchema } from '../api/responses';
+import { sessionEntrySchema } from '../api/user-responses';
+import { z } from '../lib/zod';
+
+/**
+ * `generation`: when the session was created (ms). A deleted session's later reports (from an outbox
+ * retry) carry its old generation, and never bring it back; a new session of the same id has a new one.
+ */
+const generation = z.number().int().min(0);
+
+export const reportSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('usage'),
+    id: z.string().min(1).max(64),
+    at: z.number().int(),
+    model: z.string(),
+    usage: usageSchema,
+    costUsd: z.number().min(0).nullable(),
+  }),
+  z.strictObject({ kind: z.literal('session'), generation, version: z.number().int(), entry: sessionEntrySchema }),
+  z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),
+]);
+
+export type Report = z.infer<typeof reportSchema>;
+export const reportsSchema = z.array(reportSchema).max(500);

@@ -57,7 +57,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     tools: (subagent) => toolsets.forTurn(readConfig(env), subagent),
     sessionListener: (door, config) => hub.turnListener(door, config.toolVisibility),
     subagents: (sessionId, model, rules, config) =>
-      subagentRunner({ sessionId, owner, model, rules, config, child: (childId) => sessionObject(env, owner, childId) as unknown as ChildSession }),
+      subagentRunner({ sessionId, owner, model, rules, config, child: (childId) => sessionObject(env, owner, childId) as unknown as ChildSession, today: () => users.totals() }),
     admitted: async () => {
       await users.prepare();
       const refusal = users.refusal();

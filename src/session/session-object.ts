@@ -86,7 +86,8 @@ export class SessionObject extends DurableObject<Env> {
    * A sub-agent's run in this session (`agent_spawn` of another session): the task as its user
    * message, the caller's rules, and its internal events streamed back as they happen.
    */
-  async runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<Stream>> {
+  async runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[] } & Told): Promise<Result<Stream>> {
+    this.learn(args);
     return guard(async () => {
       const follower = eventsFollower();
       const request: TurnRequest = { messages: [{ role: 'user', content: args.task }], stream: 'none', ifBusy: 'reject' };

@@ -14,11 +14,12 @@ import { z } from '../lib/zod';
 import type { PermissionRule } from '../tools/permission-rules';
 import { ToolError, type SubagentRunner } from '../tools/types';
 import type { Owner } from '../users/owner';
+import type { DayTotals } from '../users/quota';
 import type { Result } from './result';
 
 /** What a calling session needs of the child's object. */
 export type ChildSession = {
-  runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[] }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
+  runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[]; today: DayTotals }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
   cancelTurn(turnId: string): Promise<unknown>;
 };
 
@@ -33,6 +34,8 @@ export function subagentRunner(caller: {
   rules: PermissionRule[];
   config: Config;
   child: (sessionId: string) => ChildSession;
+  /** The user's totals today as the caller knows them: the child checks the quotas with them (docs/users.md). */
+  today: () => DayTotals;
 }): SubagentRunner {
   let spawned = 0;
   const { config } = caller;
@@ -44,7 +47,7 @@ export function subagentRunner(caller: {
     const subagentId = newId('sub');
     const childId = `${caller.sessionId.slice(0, 64)}.${task.agentId}-${subagentId.slice(4, 16)}`;
     const child = caller.child(childId);
-    const started = await child.runSubagent({ sessionId: childId, parentSessionId: caller.sessionId, task: task.task, model: caller.model, rules: caller.rules });
+    const started = await child.runSubagent({ sessionId: childId, parentSessionId: caller.sessionId, task: task.task, model: caller.model, rules: caller.rules, today: caller.today() });
     if (!started.ok) throw new ToolError(`The sub-agent could not start: ${started.body.error.message}`);
     let turnId: string | undefined;
     const cancel = () => {

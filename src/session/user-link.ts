@@ -83,16 +83,19 @@ export class UserLink {
 
   refusal(now = Date.now()): QuotaRefusal | undefined {
     const settings = this.host.settings();
-    if (!hasQuota(settings)) return undefined;
+    return hasQuota(settings) ? overQuota(settings, this.totals(now), now) : undefined;
+  }
+
+  /** Today's totals as far as this session knows: the user's object's last word, and what it has not taken yet. */
+  totals(now = Date.now()): DayTotals {
     const today = utcDay(now);
-    const base = this.known?.date === today ? this.known : { date: today, tokens: 0, costUsd: 0 };
-    const totals = { ...base };
+    const totals = this.known?.date === today ? { ...this.known } : { date: today, tokens: 0, costUsd: 0 };
     for (const spent of this.unsent.values()) {
       if (spent.date !== today) continue;
       totals.tokens += spent.tokens;
       totals.costUsd += spent.costUsd;
     }
-    return overQuota(settings, totals, now);
+    return totals;
   }
 
   /** Before a turn, when a quota applies: today's totals, from what the Worker learned or from the user's object. */

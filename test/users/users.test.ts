@@ -4,7 +4,7 @@
  * erasure. Two users in every test: what one does, the other never sees.
  */
 import { describe, expect, it } from 'vitest';
-import { sessionListSchema, usageReportSchema, userViewSchema } from '../../src/api/user-responses';
+import { sessionListSchema, usageReportSchema } from '../../src/api/user-responses';
 import { newSessionId, readSse } from '../helpers/api';
 import { complete } from '../helpers/socket';
 import { CALL_USD, newUser, PRICED, usageSettles } from '../helpers/users';

@@ -7,7 +7,7 @@
 import { errorOf, TurnsApiError } from './errors.js';
 import { runExchange, type RunOptions, type RunResult } from './run.js';
 import { readTurnEvents } from './sse.js';
-import type { AcceptedTurn, Branch, CancelledTurn, IfBusy, MessagesPage, Session, TurnBody, TurnEvent, TurnInput } from './types.js';
+import type { AcceptedTurn, Branch, CancelledTurn, ExportLine, IfBusy, MessagesPage, Session, SessionList, TurnBody, TurnEvent, TurnInput, UsageReport, UserView } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */
@@ -104,15 +104,11 @@ export function createClient(options: ClientOptions) {
 
   const client = {
     sessions: {
+      /** The caller's sessions, most recently changed first, a page at a time. */
+      list: (page: { limit?: number; cursor?: string } = {}) => json<SessionList>(`/sessions${queryOf(page)}`),
       get: (sessionId: string) => json<Session>(session(sessionId)),
       /** A page of a branch: the active one, or the one that ends at `leaf`. */
-      messages: (sessionId: string, page: { limit?: number; cursor?: string; leaf?: string } = {}) => {
-        const query = new URLSearchParams();
-        if (page.limit !== undefined) query.set('limit', String(page.limit));
-        if (page.cursor !== undefined) query.set('cursor', page.cursor);
-        if (page.leaf !== undefined) query.set('leaf', page.leaf);
-        return json<MessagesPage>(`${session(sessionId)}/messages${query.size > 0 ? `?${query}` : ''}`);
-      },
+      messages: (sessionId: string, page: { limit?: number; cursor?: string; leaf?: string } = {}) => json<MessagesPage>(`${session(sessionId)}/messages${queryOf(page)}`),
       /** The session's branches, one per leaf. */
       branches: async (sessionId: string): Promise<Branch[]> => (await json<{ branches: Branch[] }>(`${session(sessionId)}/branches`)).branches,
       /** Makes the branch that ends at `leafId` the active one. */
@@ -151,10 +147,37 @@ export function createClient(options: ClientOptions) {
       follow,
       cancel: (sessionId: string, turnId: string) => json<CancelledTurn>(`${session(sessionId)}/turns/${turnId}/cancel`, { method: 'POST' }),
     },
+    /** The caller's own: their usage per UTC day and model, their view, their export and their erasure. */
+    me: {
+      get: () => json<UserView>('/users/me'),
+      usage: (range: { from?: string; to?: string } = {}) => json<UsageReport>(`/usage${queryOf(range)}`),
+      /** Everything the caller has, a line at a time, as the service streams it. */
+      export: async function* (): AsyncGenerator<ExportLine> {
+        const body = (await call('/users/me/export')).body;
+        if (!body) return;
+        let buffer = '';
+        for await (const chunk of body.pipeThrough(new TextDecoderStream()) as unknown as AsyncIterable<string>) {
+          buffer += chunk;
+          const lines = buffer.split('\n');
+          buffer = lines.pop() ?? '';
+          for (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as ExportLine;
+        }
+        if (buffer.trim() !== '') yield JSON.parse(buffer) as ExportLine;
+      },
+      /** Erases every session of the caller; the usage numbers stay. */
+      delete: () => json<{ deletedSessions: number }>('/users/me', { method: 'DELETE' }),
+    },
     /** A whole exchange: turns, client tools and permission prompts, until the agent stops. */
     run: (sessionId: string, run: RunOptions): Promise<RunResult> => runExchange(client, sessionId, run),
   };
   return client;
+}
+
+/** `?key=value&...` of the fields that are set, or nothing. */
+function queryOf(fields: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) query.set(key, String(value));
+  return query.size > 0 ? `?${query}` : '';
 }
 
 function signalOf(opts: { signal?: AbortSignal }): RequestInit {

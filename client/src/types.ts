@@ -122,3 +122,39 @@ export type CancelledTurn = { turnId: string; status: string; stopReason?: strin
 /** A turn accepted while another ran (`202`): queued, with its place from 1, or steered into the running turn. */
 export type AcceptedTurn = { turnId: string; status: 'queued'; position: number } | { turnId: string; status: 'steered' };
 export type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
+
+/** A session in its user's list (`GET /sessions`). */
+export type SessionEntry = {
+  sessionId: string;
+  title?: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  running: boolean;
+  /** How many tool calls wait for a result or a permission. */
+  pendingToolCalls: number;
+  /** The session a sub-agent ran for, or a fork was copied from. */
+  parentSessionId?: string;
+};
+export type SessionList = { sessions: SessionEntry[]; next?: string };
+
+/** Model calls and tokens; `costUsd` from the deployment's PRICES, null when no call had a price. */
+export type Spend = Usage & { calls: number; costUsd: number | null };
+export type UsageDay = Spend & { date: string; model: string };
+export type UsageReport = { days: UsageDay[]; total: Spend };
+
+/** The caller (`GET /users/me`): limits are null where the deployment has none. */
+export type UserView = {
+  userId: string;
+  sessionCount: number;
+  today: { date: string; usage: Spend };
+  limits: { dailyTokens: number | null; dailyCostUsd: number | null; resetAt: string };
+  jurisdiction?: string;
+};
+
+/** A line of `GET /users/me/export`. */
+export type ExportLine =
+  | ({ type: 'session' } & SessionEntry)
+  | ({ type: 'message'; sessionId: string; id: string; parentId?: string; createdAt: string } & HistoryMessage)
+  | { type: 'note'; sessionId: string; id: number; text: string; savedAt: string }
+  | ({ type: 'rule'; sessionId: string } & PermissionRule);

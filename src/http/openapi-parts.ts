@@ -26,8 +26,9 @@ const ERROR_STATUSES: Record<string, string> = {
   '415': 'A body not sent as JSON.',
   '422': 'An Idempotency-Key sent again with another body.',
   '426': 'A plain GET of the socket route.',
-  '429': 'Over the rate limit; wait `Retry-After` seconds.',
+  '429': 'Over the rate limit (`rate_limited`), or, for a request that calls a model, over a daily quota (`quota_exceeded`, `details {unit, limit, used, resetAt}`); wait `Retry-After` seconds.',
   '500': 'A configuration error, or a failure of the server.',
+  '503': 'Some of the work could not be done now; send the request again.',
 };
 
 export function errors(...statuses: string[]): Record<string, Json> {

@@ -13,6 +13,7 @@ import { followQuerySchema, idempotencyKeySchema } from '../api/turn-routes';
 import { harnessEventSchemas } from '../protocol/harness-events';
 import { errors, json, named, queryParameters, schemaOf, sessionId, sse, sseEvent, sseMedia, turnId, type Json } from './openapi-parts';
 import { sessionPaths } from './openapi-sessions';
+import { userPaths } from './openapi-users';
 
 const turnEvents = Object.fromEntries(Object.entries(turnEventSchemas).map(([name, schema]) => [name, schemaOf(schema, 'output')]));
 const PI_EVENTS = ['agent_start', 'turn_start', 'message_start', 'message_update', 'message_end', 'tool_execution_start', 'tool_execution_end', 'turn_end', 'agent_end'];
@@ -53,7 +54,7 @@ function buildDocument(): Json {
       },
     },
     security: [{ bearer: [] }],
-    paths: { ...turnPaths(), ...sessionPaths(), ...doorPaths(), ...servicePaths() },
+    paths: { ...turnPaths(), ...sessionPaths(), ...userPaths(), ...doorPaths(), ...servicePaths() },
   };
 }
 

@@ -34,7 +34,8 @@ export class Housekeeping {
   /** The alarm fires by `at` (an earlier one stays). */
   wake(at: number): void {
     if (this.alarmAt !== undefined && this.alarmAt <= at) return;
-    void this.setAlarm(at);
+    // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
+    this.setAlarm(at).catch((error: unknown) => console.warn('no alarm set', error));
   }
 
   /** A turn started: the alarm keeps the object awake while it runs. */

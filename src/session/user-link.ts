@@ -127,7 +127,10 @@ export class UserLink {
       this.again = true;
       return;
     }
-    this.sending = this.sendAll().finally(() => (this.sending = undefined));
+    this.sending = this.sendAll()
+      // A storage gone with its object (a reset) fails the bookkeeping too: what waits is sent by the next instance.
+      .catch((error: unknown) => console.warn('user reports not sent', error))
+      .finally(() => (this.sending = undefined));
   }
 
   private async sendAll(): Promise<void> {

@@ -57,7 +57,7 @@ describe('no session is ever locked', () => {
     const id = newSessionId('log-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const turns = (instance as unknown as { stores: { turns: { appendEvents: () => void } } }).stores.turns;
+      const turns = (instance as unknown as { parts: { stores: { turns: { appendEvents: () => void } } } }).parts.stores.turns;
       turns.appendEvents = () => {
         throw new Error('the disk is full');
       };
@@ -78,7 +78,7 @@ describe('no session is ever locked', () => {
     const id = newSessionId('listener-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const hub = (instance as unknown as { hub: { open: boolean; broadcast: () => void } }).hub;
+      const hub = (instance as unknown as { parts: { hub: { open: boolean; broadcast: () => void } } }).parts.hub;
       // The sockets' listener runs first; its broadcast throws on every event.
       hub.open = true;
       hub.broadcast = () => {

@@ -119,7 +119,7 @@ describe('the history a session keeps parsed between turns', () => {
     await turn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), async (instance, state) => {
       // The object's own store, which its turns use.
-      const store = (instance as unknown as { stores: { history: HistoryStore } }).stores.history;
+      const store = (instance as unknown as { parts: { stores: { history: HistoryStore } } }).parts.stores.history;
       const first = store.historyAfter(0);
       expect(first.map(text)).toEqual(['hello', expect.anything()]);
 

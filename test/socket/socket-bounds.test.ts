@@ -7,6 +7,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { describe, expect, it } from 'vitest';
+import { admit } from '../../src/users/admission';
 import { callWorker, history, newSessionId } from '../helpers/api';
 import { openSocket } from '../helpers/socket';
 import { mint, SECRET } from '../helpers/tokens';
@@ -52,8 +53,9 @@ describe('the socket is bounded like HTTP', () => {
     const limited = deployed({ RATE_LIMIT_PER_MINUTE: '3' });
     // The session's object reads the deployment's limit from its own environment.
     await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(userId, sessionId)), (instance) => {
-      const door = (instance as unknown as { door: { host: { env: typeof env } } }).door;
-      door.host = { ...door.host, env: { ...env, ...({ RATE_LIMIT_PER_MINUTE: '3' } as Record<string, string>) } };
+      const door = (instance as unknown as { parts: { door: { host: { takeRate: () => Promise<void> } } } }).parts.door;
+      const limitedEnv = { ...env, ...({ RATE_LIMIT_PER_MINUTE: '3' } as Record<string, string>) };
+      door.host = { ...door.host, takeRate: async () => void (await admit(limitedEnv, { userId }, { callsModel: false })) };
     });
     // The upgrade takes one of the three; two frames take the rest.
     const socket = await openSocket(sessionId, { authorization: `Bearer ${await mint({ sub: userId })}` }, limited);

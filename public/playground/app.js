@@ -1,6 +1,6 @@
 // The playground: a page on the typed client (client.js, bundled from client/src by
-// scripts/build-playground.mjs). Sessions are kept in this browser's localStorage; everything else
-// comes from the API. An exchange runs with `run()`, which asks this page for permissions and for
+// scripts/build-playground.mjs). The token, the model and the open session are kept in this browser's
+// localStorage; the list of sessions, the usage and everything else come from the API. An exchange runs with `run()`, which asks this page for permissions and for
 // the answers of its client tool; a page reloaded mid-exchange replays the exchange's turns from
 // their event logs and follows the running one live.
 import { createClient } from './client.js';
@@ -260,27 +260,58 @@ async function allMessages(sessionId) {
 
 // --- sessions -------------------------------------------------------------------------------
 
-function renderSessions() {
+/**
+ * The user's sessions, from the service (`GET /sessions`, newest change first): a sub-agent's or a
+ * fork's session shows where it came from. A new session shows once it has its first turn; until
+ * then it is listed here alone.
+ */
+async function renderSessions() {
+  let entries;
+  try {
+    entries = (await api().sessions.list({ limit: 50 })).sessions;
+  } catch {
+    entries = [];
+  }
+  if (current && !entries.some((entry) => entry.sessionId === current)) entries.unshift({ sessionId: current });
   const list = $('#sessions');
   list.replaceChildren();
-  for (const session of saved('sessions', [])) {
+  for (const entry of entries) {
     const item = el('li');
-    const button = el('button', '', session.title ?? 'Untitled');
+    const button = el('button', '', entry.title ?? (entry.messageCount ? 'Untitled' : 'New session'));
     button.type = 'button';
-    button.dataset.sessionId = session.id;
-    button.append(el('small', '', session.id));
-    if (session.id === current) button.setAttribute('aria-current', 'true');
-    button.onclick = () => open(session.id);
+    button.dataset.sessionId = entry.sessionId;
+    const badges = [entry.running ? 'running' : '', entry.pendingToolCalls ? `${entry.pendingToolCalls} waiting` : ''].filter(Boolean).join(' · ');
+    button.append(el('small', '', entry.parentSessionId ? `from ${entry.parentSessionId}` : entry.sessionId));
+    if (badges) button.append(el('small', 'badges', badges));
+    if (entry.sessionId === current) button.setAttribute('aria-current', 'true');
+    button.onclick = () => open(entry.sessionId);
     item.append(button);
     list.append(item);
   }
+  void renderUsage();
 }
 
-function remember(sessionId, title) {
-  const sessions = saved('sessions', []).filter((session) => session.id !== sessionId);
-  sessions.unshift({ id: sessionId, ...(title ? { title } : {}) });
-  save('sessions', sessions);
-  renderSessions();
+/** Today's usage of the user, over every session and door, against the deployment's daily limits. */
+async function renderUsage() {
+  const panel = $('#user-usage');
+  try {
+    const me = await api().me.get();
+    const usage = me.today.usage;
+    const cost = usage.costUsd === null ? '' : ` · $${usage.costUsd.toFixed(4)}`;
+    const limits = [me.limits.dailyTokens ? `${me.limits.dailyTokens} tokens` : '', me.limits.dailyCostUsd ? `$${me.limits.dailyCostUsd}` : ''].filter(Boolean).join(' or ');
+    panel.replaceChildren(
+      el('strong', '', 'Today'),
+      el('span', 'calls', `${usage.calls} model calls`),
+      el('span', 'tokens', `${usage.inputTokens} in · ${usage.outputTokens} out tokens${cost}`),
+      el('span', 'limits', limits ? `limit: ${limits} a day` : 'no daily limit'),
+    );
+  } catch {
+    panel.replaceChildren(el('span', '', 'usage unavailable'));
+  }
+}
+
+function remember() {
+  void renderSessions();
 }
 
 async function refreshSession() {
@@ -288,7 +319,7 @@ async function refreshSession() {
   try {
     const session = await api().sessions.get(current);
     $('#usage').textContent = `usage: ${session.usage.inputTokens} in · ${session.usage.outputTokens} out tokens · ${session.messageCount} messages`;
-    if (session.title) remember(current, session.title);
+    remember();
     return session;
   } catch {
     $('#usage').textContent = 'no usage yet';
@@ -301,7 +332,7 @@ async function open(sessionId) {
   save('current', sessionId);
   cards.clear();
   $('#conversation').replaceChildren();
-  renderSessions();
+  void renderSessions();
   const session = await refreshSession();
   if (!session) return;
   const messages = await allMessages(sessionId);
@@ -421,7 +452,7 @@ async function resume(live, messages, session) {
 /** Sends a message: after the active leaf, or (an edit) after `parentId` on a new branch, drawn once it stands. */
 async function send(text, parentId) {
   if (!current) newSession();
-  remember(current, saved('sessions', []).find((session) => session.id === current)?.title);
+  remember();
   if (parentId !== undefined) {
     await exchange([{ role: 'user', content: text }], parentId);
     return open(current);
@@ -435,19 +466,21 @@ async function send(text, parentId) {
 
 function newSession() {
   const id = `pg-${crypto.randomUUID().slice(0, 8)}`;
-  remember(id);
   current = id;
   save('current', id);
   cards.clear();
   $('#conversation').replaceChildren();
   $('#usage').textContent = 'no usage yet';
-  renderSessions();
+  void renderSessions();
 }
 
 // --- wiring ---------------------------------------------------------------------------------
 
 $('#token').value = saved('token', '');
-$('#token').onchange = () => save('token', $('#token').value.trim() || null);
+$('#token').onchange = () => {
+  save('token', $('#token').value.trim() || null);
+  void renderSessions();
+};
 $('#model').value = saved('model', '');
 $('#model').onchange = () => save('model', $('#model').value.trim() || null);
 $('#new-session').onclick = () => newSession();
@@ -465,6 +498,6 @@ $('#prompt').onkeydown = (event) => {
   }
 };
 
-renderSessions();
+void renderSessions();
 const last = saved('live', null)?.sessionId ?? saved('current', null);
 if (last) void open(last);

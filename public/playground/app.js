@@ -266,12 +266,22 @@ async function allMessages(sessionId) {
  * then it is listed here alone.
  */
 async function renderSessions() {
-  let entries;
+  // Drawn at once from the last list (the open session marked), then again from the service's.
+  drawSessions();
   try {
-    entries = (await api().sessions.list({ limit: 50 })).sessions;
+    listed = (await api().sessions.list({ limit: 50 })).sessions;
   } catch {
-    entries = [];
+    listed = [];
   }
+  drawSessions();
+  void renderUsage();
+}
+
+/** The sessions last listed by the service. */
+let listed = [];
+
+function drawSessions() {
+  const entries = [...listed];
   if (current && !entries.some((entry) => entry.sessionId === current)) entries.unshift({ sessionId: current });
   const list = $('#sessions');
   list.replaceChildren();
@@ -288,7 +298,6 @@ async function renderSessions() {
     item.append(button);
     list.append(item);
   }
-  void renderUsage();
 }
 
 /** Today's usage of the user, over every session and door, against the deployment's daily limits. */

@@ -21,7 +21,14 @@ let page: Page;
 beforeAll(async () => {
   upstream = await startUpstream();
   server = await startDevServer({
-    vars: { RATE_LIMIT_PER_MINUTE: '0', OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'test-key', MODELS: 'openai:script/slow' },
+    vars: {
+      RATE_LIMIT_PER_MINUTE: '0',
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      OPENAI_API_KEY: 'test-key',
+      MODELS: 'openai:script/slow',
+      PRICES: JSON.stringify({ 'demo:demo': { input: 1, output: 2 } }),
+      USER_DAILY_TOKENS: '10000000',
+    },
   });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -160,4 +167,30 @@ it('edits a message on a new branch and switches between the branches ("< 2 / 2 
   await page.waitForFunction(() => document.querySelector('.branch .position')?.textContent === '1 / 2', undefined, { timeout: 10_000 });
   expect(await page.textContent('.user .content')).toBe('the first question');
   await page.screenshot({ path: join(import.meta.dirname, 'output', 'playground-branches.png'), fullPage: true });
+});
+
+it('lists the user’s sessions from the service, a sub-agent’s with its parent, and shows today’s usage against the limit', async () => {
+  const parent = `pg-list-${Date.now()}`;
+  const made = await fetch(`${server!.base}/sessions/${parent}/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'call agent_spawn {"agentId":"helper","task":"calculate 1+2"}' }] }),
+  });
+  expect(made.status).toBe(200);
+  // Another browser: nothing of the list is in its storage; all of it comes from the service.
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${server!.base}/playground/`);
+  await page.waitForSelector(`#sessions button[data-session-id="${parent}"]`);
+  const child = page.locator('#sessions button', { hasText: `from ${parent}` });
+  await expect(child.count()).resolves.toBe(1);
+  const listed = await page.$$eval('#sessions button', (buttons) => buttons.map((button) => (button as HTMLElement).dataset.sessionId));
+  const sessions = ((await (await fetch(`${server!.base}/sessions?limit=50`)).json()) as { sessions: { sessionId: string }[] }).sessions;
+  expect(listed).toEqual(sessions.map((entry) => entry.sessionId));
+  await page.waitForFunction(() => document.querySelector('#user-usage .calls')?.textContent?.match(/^[1-9]\d* model calls$/), undefined, { timeout: 10_000 });
+  await expect(page.textContent('#user-usage .tokens')).resolves.toMatch(/^[1-9]\d* in · [1-9]\d* out tokens · \$\d+\.\d{4}$/);
+  await expect(page.textContent('#user-usage .limits')).resolves.toBe('limit: 10000000 tokens a day');
+  // Opening a listed session draws it.
+  await page.click(`#sessions button[data-session-id="${parent}"]`);
+  await page.waitForSelector('.user');
+  await page.screenshot({ path: join(import.meta.dirname, 'output', 'playground-sessions.png'), fullPage: true });
 });

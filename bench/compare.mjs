@@ -7,6 +7,8 @@
 // pass-through. Loopback only; bounded in time.
 //   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   npm run bench:compare -- /tmp/before
+// `COMPARE_VARS` (JSON) adds vars to both services, `COMPARE_B_VARS` to B only: the cost of a setting,
+// e.g. COMPARE_VARS='{"RATE_LIMIT_PER_MINUTE":"1000000"}' COMPARE_B_VARS='{"USER_DAILY_TOKENS":"1000000000"}'.
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,11 +32,11 @@ const guard = setTimeout(() => {
 }, TIME_LIMIT_MS);
 
 const upstream = await startBenchUpstream();
-const vars = serviceVars(upstream.url, THROUGHPUT_DELTAS);
+const vars = { ...serviceVars(upstream.url, THROUGHPUT_DELTAS), ...JSON.parse(process.env.COMPARE_VARS ?? '{}') };
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-compare-'))];
 const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
 const before = await startDevServer({ cwd: other, vars, extraArgs: state() });
-const after = await startDevServer({ vars, extraArgs: state() });
+const after = await startDevServer({ vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
 
 const pass = (model, turn) => measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
 const turnOn = (server, session) => (model, turn) =>

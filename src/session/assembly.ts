@@ -67,10 +67,10 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     spent: (call) => users.spent(call),
     started: (sessionId) => {
       housekeeping.keepAwake();
-      users.changed(sessionId, true);
+      users.started(sessionId);
     },
     settling: async (sessionId) => {
-      users.changed(sessionId, false);
+      users.ended(sessionId);
       await users.delivered();
     },
     ended: (door, outcome, model, config) => afterTurn(parts, door, outcome, model, config),

@@ -40,6 +40,9 @@ export class UserLink {
   /** Usage written to the outbox and not yet taken, by row id: the quota counts it already. */
   private readonly unsent = new Map<number, Spent>();
   private sending: Promise<void> | undefined;
+  /** Turns started, and the last that ended: a start told late must not undo its end. */
+  private turns = 0;
+  private endedTurn = 0;
   private again = false;
 
   constructor(private readonly host: UserLinkHost) {}
@@ -52,7 +55,31 @@ export class UserLink {
     this.send();
   }
 
-  /** The session's entry changed (a turn started or ended, a title came): reported. */
+  /**
+   * A turn started: its entry runs. Told once the turn's first model call is on its way (a task
+   * later), and without the counts (a read of the branch): the time to the first event pays nothing.
+   */
+  started(sessionId: string): void {
+    const turn = ++this.turns;
+    setTimeout(() => {
+      const { meta } = this.host.stores;
+      // A turn that ended meanwhile has told its end, which says more.
+      if (this.endedTurn >= turn || !meta.exists()) return;
+      const title = meta.title();
+      const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
+      const entry = { sessionId, ...(title !== undefined ? { title } : {}), ...meta.times(), ...(parent !== undefined ? { parentSessionId: parent } : {}) };
+      this.host.outbox.putEntry((version) => ({ kind: 'started', generation: meta.generation(), version, entry }));
+      this.send();
+    }, 0);
+  }
+
+  /** The turn's end: its entry, with the counts, not running. */
+  ended(sessionId: string): void {
+    this.endedTurn = this.turns;
+    this.changed(sessionId, false);
+  }
+
+  /** The session's entry changed (a turn ended, a title came): reported. */
   changed(sessionId: string, running = this.host.running()): void {
     const { meta } = this.host.stores;
     if (!meta.exists()) return;

@@ -3,6 +3,7 @@
  * entry in the list after a turn starts or ends, and its deletion. Reports wait in the session's
  * outbox until the user's object has taken them, so they cross RPC and are read back from storage:
  * schemas. Each is safe to apply twice: a usage report by its id, an entry by its version.
+ * A turn's start is told without the counts, which cost a read of the branch: the turn's end tells them.
  */
 import { usageSchema } from '../api/responses';
 import { sessionEntrySchema } from '../api/user-responses';
@@ -24,6 +25,13 @@ export const reportSchema = z.discriminatedUnion('kind', [
     costUsd: z.number().min(0).nullable(),
   }),
   z.strictObject({ kind: z.literal('session'), generation, version: z.number().int(), entry: sessionEntrySchema }),
+  /** A turn started: the entry runs (its counts are the last turn's, or none for a new session). */
+  z.strictObject({
+    kind: z.literal('started'),
+    generation,
+    version: z.number().int(),
+    entry: sessionEntrySchema.pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
+  }),
   z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),
 ]);
 

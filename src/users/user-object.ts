@@ -56,6 +56,7 @@ export class UserObject extends DurableObject<Env> {
       for (const report of parsed) {
         if (report.kind === 'usage') this.ledger.add(report);
         else if (report.kind === 'session') this.index.put(report);
+        else if (report.kind === 'started') this.index.start(report);
         else this.index.remove(report.sessionId, report.generation);
       }
     });

@@ -29,7 +29,7 @@ export class Outbox {
   }
 
   /** Adds a model call's usage or the session's deletion. */
-  add(report: Exclude<Report, { kind: 'session' }>): number {
+  add(report: Extract<Report, { kind: 'usage' | 'deleted' }>): number {
     return this.insert(report.kind, JSON.stringify(report));
   }
 
@@ -37,9 +37,9 @@ export class Outbox {
    * Adds the session's entry, made from its version (the row's id, which only grows): it replaces
    * any entry not sent yet, since only the latest matters.
    */
-  putEntry(entry: (version: number) => Extract<Report, { kind: 'session' }>): void {
-    this.sql.exec("DELETE FROM user_outbox WHERE kind = 'session'");
-    const id = this.insert('session', '{}');
+  putEntry(entry: (version: number) => Extract<Report, { kind: 'session' | 'started' }>): void {
+    this.sql.exec("DELETE FROM user_outbox WHERE kind = 'entry'");
+    const id = this.insert('entry', '{}');
     this.sql.exec('UPDATE user_outbox SET body = ? WHERE id = ?', JSON.stringify(entry(id)), id);
   }
 

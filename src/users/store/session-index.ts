@@ -7,6 +7,7 @@ import { sessionEntrySchema, type SessionEntry } from '../../api/user-responses'
 import type { Report } from '../reports';
 
 type EntryReport = Extract<Report, { kind: 'session' }>;
+type StartReport = Extract<Report, { kind: 'started' }>;
 type Row = { entry: string; updated_at: number; session_id: string };
 
 export const SESSION_INDEX_SCHEMA = [
@@ -28,10 +29,28 @@ export class SessionIndex {
 
   /** A session's entry, unless the index holds a newer one of it or it was deleted after. */
   put({ generation, version, entry }: EntryReport): void {
-    const dead = this.sql.exec<{ generation: number }>('SELECT generation FROM tombstones WHERE session_id = ?', entry.sessionId).toArray()[0];
-    if (dead && dead.generation >= generation) return;
-    const held = this.sql.exec<{ generation: number; version: number }>('SELECT generation, version FROM sessions WHERE session_id = ?', entry.sessionId).toArray()[0];
-    if (held && (held.generation > generation || (held.generation === generation && held.version >= version))) return;
+    if (this.stale(entry.sessionId, generation, version) === true) return;
+    this.write(generation, version, entry);
+  }
+
+  /** A turn started: the entry runs, with the counts it had (none for a session new to the list). */
+  start({ generation, version, entry }: StartReport): void {
+    const held = this.stale(entry.sessionId, generation, version);
+    if (held === true) return;
+    const counts = held?.generation === generation ? held.entry : { messageCount: 0, pendingToolCalls: 0 };
+    this.write(generation, version, { ...entry, messageCount: counts.messageCount, pendingToolCalls: counts.pendingToolCalls, running: true });
+  }
+
+  /** True when a newer report of the session was applied, or it was deleted since; else what is held. */
+  private stale(sessionId: string, generation: number, version: number): true | { generation: number; entry: SessionEntry } | undefined {
+    const dead = this.sql.exec<{ generation: number }>('SELECT generation FROM tombstones WHERE session_id = ?', sessionId).toArray()[0];
+    if (dead && dead.generation >= generation) return true;
+    const held = this.sql.exec<{ generation: number; version: number; entry: string }>('SELECT generation, version, entry FROM sessions WHERE session_id = ?', sessionId).toArray()[0];
+    if (held && (held.generation > generation || (held.generation === generation && held.version >= version))) return true;
+    return held && { generation: held.generation, entry: sessionEntrySchema.parse(JSON.parse(held.entry)) };
+  }
+
+  private write(generation: number, version: number, entry: SessionEntry): void {
     this.sql.exec(
       `INSERT INTO sessions (session_id, generation, version, updated_at, entry) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET generation = excluded.generation, version = excluded.version,

@@ -11,6 +11,7 @@ import type { ModelHandle } from '../providers/types';
 import { admit as admitRequest } from '../users/admission';
 import { ownerOfObjectName, sessionObject, userObject } from '../users/owner';
 import { quotaError } from '../users/quota';
+import { eraseForUser } from './erasure';
 import { Housekeeping } from './housekeeping';
 import { SocketDoor } from './socket-door';
 import { closeQuietly, SocketHub } from './socket-hub';
@@ -47,6 +48,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     settings: () => readConfig(env).users,
     wake: (at) => parts.housekeeping.wake(at),
     running: () => parts.runner.runningTurnId !== undefined,
+    erase: async () => void (await eraseForUser(parts)),
   });
   const titles = new Titles(stores, (event) => hub.tell(event), users);
   const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), users, outbox);

@@ -28,6 +28,7 @@ import { summarize, type SessionStores, type SessionSummary } from './store/stor
 import type { TurnRow } from './store/turns';
 import { admit, cancelTurn, followerOf, startTurnsApiTurn, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
 import { exportSession } from './user-data';
+import { eraseForUser, eraseSession } from './erasure';
 
 export type SessionView = SessionSummary & { sessionId: string; running: boolean; runningTurnId?: string };
 type Stream = { body: ReadableStream<Uint8Array> };
@@ -145,7 +146,7 @@ export class SessionObject extends DurableObject<Env> {
   async deleteSession(): Promise<Result<{ deleted: true }>> {
     return guard(async () => {
       if (this.existing() && this.parts.runner.runningTurnId) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
-      await this.erase();
+      await eraseSession(this.parts);
       await this.parts.users.delivered();
       return { deleted: true as const };
     });
@@ -160,12 +161,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Erases the session for its user's erasure: a running turn is stopped first, not waited for. */
   async eraseForUser(): Promise<Result<{ erased: boolean }>> {
-    return guard(async () => {
-      if (!this.parts.stores.meta.exists()) return { erased: false };
-      while (this.parts.runner.runningTurnId) await this.parts.runner.stop();
-      await this.erase();
-      return { erased: true };
-    });
+    return guard(async () => ({ erased: await eraseForUser(this.parts) }));
   }
 
   // --- the chat socket (seed 003) and the alarm ----------------------------------------------------
@@ -193,19 +189,6 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   // --- inside ----------------------------------------------------------------------------------------
-
-  /** Deletes everything the session holds, and tells its user's list and its sockets. */
-  private async erase(): Promise<void> {
-    const { stores, users, outbox, titles, housekeeping, queue, hub } = this.parts;
-    const sessionId = stores.meta.sessionId();
-    const generation = stores.meta.generation();
-    titles.abandon();
-    await housekeeping.erase(() => outbox.forget());
-    if (sessionId !== undefined) users.deleted(sessionId, generation);
-    queue.forget();
-    // The session is gone: its sockets are told so and closed.
-    hub.tell({ type: 'session-deleted' });
-  }
 
   /** The session's entry changed outside a turn: its user's list learns it before the answer goes out. */
   private async told<T>(result: T): Promise<T> {

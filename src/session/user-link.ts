@@ -10,12 +10,13 @@ import type { SessionEntry } from '../api/user-responses';
 import { costOf, type UserSettings } from '../users/prices';
 import { hasQuota, overQuota, quotaMessage, utcDay, type DayTotals, type QuotaRefusal } from '../users/quota';
 import type { Report } from '../users/reports';
+import type { ReportAnswer } from '../users/user-object';
 import { newId } from '../lib/ids';
 import type { Outbox } from './store/outbox';
 import type { SessionStores } from './store/stores';
 
 /** What the session needs of its user's object. */
-export type UserReports = { report(reports: Report[]): Promise<DayTotals>; today(): Promise<DayTotals> };
+export type UserReports = { report(reports: Report[]): Promise<ReportAnswer>; today(): Promise<DayTotals> };
 
 export type UserLinkHost = {
   stores: SessionStores;
@@ -25,12 +26,19 @@ export type UserLinkHost = {
   /** Asks the alarm to fire by `at`, to send again. */
   wake(at: number): void;
   running(): boolean;
+  /** The user was erased while this session was not yet on their list: it erases itself. */
+  erase(): Promise<void>;
 };
 
 /** A send that fails waits 1 s, then twice as long each time, at most this long. */
 const MAX_BACKOFF_MS = 10 * 60_000;
 /** How long the end of a turn waits for its entry to reach the list (read your writes). */
 const DELIVERY_WAIT_MS = 2_000;
+/**
+ * How long a turn runs before the list is told it runs: a turn that ends sooner tells only its end,
+ * and one that runs longer pays for the report after its first event, not before.
+ */
+const STARTED_AFTER_MS = 250;
 
 type Spent = { date: string; tokens: number; costUsd: number };
 
@@ -40,9 +48,7 @@ export class UserLink {
   /** Usage written to the outbox and not yet taken, by row id: the quota counts it already. */
   private readonly unsent = new Map<number, Spent>();
   private sending: Promise<void> | undefined;
-  /** Turns started, and the last that ended: a start told late must not undo its end. */
-  private turns = 0;
-  private endedTurn = 0;
+  private startTimer: ReturnType<typeof setTimeout> | undefined;
   private again = false;
 
   constructor(private readonly host: UserLinkHost) {}
@@ -56,26 +62,33 @@ export class UserLink {
   }
 
   /**
-   * A turn started: its entry runs. Told once the turn's first model call is on its way (a task
-   * later), and without the counts (a read of the branch): the time to the first event pays nothing.
+   * A turn started: the list shows the session running once it has run `STARTED_AFTER_MS`. Told
+   * without the counts (a read of the branch) and without a write (which would hold the turn's next
+   * event until stored): best effort, since the turn's end tells it all again, from the outbox.
    */
   started(sessionId: string): void {
-    const turn = ++this.turns;
-    setTimeout(() => {
-      const { meta } = this.host.stores;
-      // A turn that ended meanwhile has told its end, which says more.
-      if (this.endedTurn >= turn || !meta.exists()) return;
-      const title = meta.title();
-      const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
-      const entry = { sessionId, ...(title !== undefined ? { title } : {}), ...meta.times(), ...(parent !== undefined ? { parentSessionId: parent } : {}) };
-      this.host.outbox.putEntry((version) => ({ kind: 'started', generation: meta.generation(), version, entry }));
-      this.send();
-    }, 0);
+    clearTimeout(this.startTimer);
+    this.startTimer = setTimeout(() => void this.tellStarted(sessionId), STARTED_AFTER_MS);
+  }
+
+  private async tellStarted(sessionId: string): Promise<void> {
+    const { meta } = this.host.stores;
+    if (!meta.exists()) return;
+    const title = meta.title();
+    const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
+    const entry = { sessionId, ...(title !== undefined ? { title } : {}), ...meta.times(), ...(parent !== undefined ? { parentSessionId: parent } : {}) };
+    // Between the entries stored before and after it.
+    const version = this.host.outbox.lastId() + 0.5;
+    try {
+      this.answered(await this.host.user().report([{ kind: 'started', generation: meta.generation(), version, entry }]));
+    } catch (error) {
+      console.warn('user report of a start failed; its end will tell', error);
+    }
   }
 
   /** The turn's end: its entry, with the counts, not running. */
   ended(sessionId: string): void {
-    this.endedTurn = this.turns;
+    clearTimeout(this.startTimer);
     this.changed(sessionId, false);
   }
 
@@ -138,6 +151,13 @@ export class UserLink {
     }
   }
 
+  /** What the user's object answered a report: its totals, and whether this session must go. */
+  private answered(answer: ReportAnswer): void {
+    this.learn(answer.today);
+    // Not awaited: the erasure stops a turn that may be waiting for this very send.
+    if (answer.erase) void this.host.erase().catch((error: unknown) => console.error('erasing an erased user’s session failed', error));
+  }
+
   learn(totals: DayTotals): void {
     if (!this.known || totals.date > this.known.date || (totals.date === this.known.date && totals.tokens >= this.known.tokens)) this.known = totals;
   }
@@ -167,10 +187,10 @@ export class UserLink {
       const last = rows.at(-1);
       if (!last) return;
       try {
-        const totals = await this.host.user().report(rows.map((row) => row.report));
+        const answer = await this.host.user().report(rows.map((row) => row.report));
         this.host.outbox.taken(last.id);
         for (const row of rows) this.unsent.delete(row.id);
-        this.learn(totals);
+        this.answered(answer);
         if (this.host.outbox.size() > 0) this.again = true;
       } catch (error) {
         const attempts = this.host.outbox.failed(last.id);

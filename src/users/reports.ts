@@ -24,12 +24,12 @@ export const reportSchema = z.discriminatedUnion('kind', [
     usage: usageSchema,
     costUsd: z.number().min(0).nullable(),
   }),
-  z.strictObject({ kind: z.literal('session'), generation, version: z.number().int(), entry: sessionEntrySchema }),
+  z.strictObject({ kind: z.literal('session'), generation, version: z.number(), entry: sessionEntrySchema }),
   /** A turn started: the entry runs (its counts are the last turn's, or none for a new session). */
   z.strictObject({
     kind: z.literal('started'),
     generation,
-    version: z.number().int(),
+    version: z.number(),
     entry: sessionEntrySchema.pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
   }),
   z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),

@@ -14,6 +14,9 @@ import { reportsSchema } from './reports';
 import { SESSION_INDEX_SCHEMA, SessionIndex, type SessionPage } from './store/session-index';
 import { total, USAGE_LEDGER_SCHEMA, UsageLedger } from './store/usage-ledger';
 
+/** What a report is answered: the user's totals today, and whether the reporting session must erase itself. */
+export type ReportAnswer = { today: DayTotals; erase?: true };
+
 /** What `admit` answers: go on (with today's totals when a quota needs them), or why not. */
 export type Admission = { ok: true; today?: DayTotals } | { ok: false; rate: { retryAfterSeconds: number } } | { ok: false; quota: QuotaRefusal };
 
@@ -49,18 +52,21 @@ export class UserObject extends DurableObject<Env> {
     return refusal ? { ok: false, quota: refusal } : { ok: true, today };
   }
 
-  /** Reports from a session's outbox, applied in one transaction; answers today's totals. */
-  async report(reports: unknown): Promise<DayTotals> {
+  /**
+   * Reports from a session's outbox, applied in one transaction. Answers today's totals, and `erase`
+   * when the session predates an erasure of its user that did not find it: it must erase itself.
+   */
+  async report(reports: unknown): Promise<ReportAnswer> {
     const parsed = reportsSchema.parse(reports);
+    let erase = false;
     this.ctx.storage.transactionSync(() => {
       for (const report of parsed) {
         if (report.kind === 'usage') this.ledger.add(report);
-        else if (report.kind === 'session') this.index.put(report);
-        else if (report.kind === 'started') this.index.start(report);
-        else this.index.remove(report.sessionId, report.generation);
+        else if (report.kind === 'deleted') this.index.remove(report.sessionId, report.generation);
+        else erase = (report.kind === 'session' ? this.index.put(report) : this.index.start(report)) === 'erased' || erase;
       }
     });
-    return this.today();
+    return { today: await this.today(), ...(erase ? { erase: true as const } : {}) };
   }
 
   async today(): Promise<DayTotals> {
@@ -84,6 +90,6 @@ export class UserObject extends DurableObject<Env> {
 
   /** The user is erased: every listed session goes from the list (their objects were erased first). */
   async forgetSessions(): Promise<{ forgotten: number }> {
-    return { forgotten: this.ctx.storage.transactionSync(() => this.index.removeAll()) };
+    return { forgotten: this.ctx.storage.transactionSync(() => this.index.removeAll(Date.now())) };
   }
 }

@@ -5,7 +5,7 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HistoryStore } from '../../src/session/store/history';
 import { sessionObject } from '../../src/users/owner';
 import { userViewSchema } from '../../src/api/user-responses';
@@ -106,8 +106,8 @@ describe('DELETE /users/me', () => {
     await bob.turn(bobs, 'hello');
     const before = await usageSettles(alice, (await alice.usage()).total.calls);
 
-    const listed = (await alice.sessions()).sessions.length;
-    expect(listed).toBe(4); // three, and the sub-agent's
+    // Three, and the sub-agent's; the running one is listed once it has run a little while.
+    await vi.waitFor(async () => expect((await alice.sessions()).sessions).toHaveLength(4), { timeout: 3000, interval: 50 });
     const erased = await alice.json('/users/me', { method: 'DELETE' });
     expect(erased).toMatchObject({ status: 200, body: { deletedSessions: 4 } });
     await reading;
@@ -126,5 +126,21 @@ describe('DELETE /users/me', () => {
     // The ids start afresh.
     expect((await alice.turn(ids[0]!, 'again', { model: PRICED })).status).toBe(200);
     expect((await alice.sessions()).sessions.map((entry: any) => entry.sessionId)).toEqual([ids[0]]);
+  });
+
+  it('erases a session whose first turn ran while the user was erased, before the list knew of it', async () => {
+    const alice = await newUser('racer');
+    const id = newSessionId('late');
+    const response = await alice.call(`/sessions/${id}/turns`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'slowly' }], model: 'openai:script/slow', stream: 'delta' }) });
+    const reading = response.text();
+    // At once: the list does not have the new session yet.
+    expect((await alice.json('/users/me', { method: 'DELETE' })).body).toEqual({ deletedSessions: 0 });
+    // Its turn goes on; when it tells the list, it learns it belongs to the erased past, and goes.
+    await reading;
+    await vi.waitFor(async () => expect((await alice.json(`/sessions/${id}`)).status).toBe(404), { timeout: 5000, interval: 50 });
+    expect((await alice.sessions()).sessions).toEqual([]);
+    // A session made after the erasure is listed as usual.
+    await alice.turn(newSessionId('after'), 'hello', { model: PRICED });
+    expect((await alice.sessions()).sessions).toHaveLength(1);
   });
 });

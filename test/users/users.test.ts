@@ -3,7 +3,7 @@
  * model with costs from PRICES, the daily quotas on every door, `/users/me`, the export and the
  * erasure. Two users in every test: what one does, the other never sees.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sessionListSchema, usageReportSchema } from '../../src/api/user-responses';
 import { newSessionId, readSse } from '../helpers/api';
 import { complete } from '../helpers/socket';
@@ -88,6 +88,16 @@ describe('GET /sessions', () => {
     const answer = await alice.turn(id, 'remember that the sky is blue', { model: 'demo:demo' });
     expect(answer.body.stopReason).toBe('tool_use');
     expect((await alice.sessions()).sessions[0]).toMatchObject({ sessionId: id, running: false, pendingToolCalls: 1 });
+  });
+
+  it('shows a session running while a turn lasts, and not once it ended', async () => {
+    const alice = await newUser('runner');
+    const id = newSessionId('slow');
+    const response = await alice.call(`/sessions/${id}/turns`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'slowly' }], model: 'openai:script/slow', stream: 'delta' }) });
+    const reading = response.text();
+    await vi.waitFor(async () => expect((await alice.sessions()).sessions).toEqual([expect.objectContaining({ sessionId: id, running: true, messageCount: 0 })]), { timeout: 3000, interval: 50 });
+    await reading;
+    expect((await alice.sessions()).sessions).toEqual([expect.objectContaining({ sessionId: id, running: false, messageCount: 2 })]);
   });
 
   it('refuses a bad query with 400 and a wrong method with 405', async () => {

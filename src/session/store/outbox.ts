@@ -67,6 +67,12 @@ export class Outbox {
     return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox').one().n ?? 0;
   }
 
+  /** The id of the last report ever added (0 before any): the version an entry told outside the outbox stands after. */
+  lastId(): number {
+    if (!this.hasTable()) return 0;
+    return this.sql.exec<{ seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'user_outbox'`).toArray()[0]?.seq ?? 0;
+  }
+
   size(): number {
     return this.hasTable() ? this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox').one().n : 0;
   }

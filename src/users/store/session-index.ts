@@ -1,7 +1,9 @@
 /**
  * A user's list of sessions (`GET /sessions`), as the sessions report it: one row a session, newest
  * change first. A deleted session leaves a tombstone of its generation, so that a report it sent
- * before its deletion, retried after it, cannot bring it back.
+ * before its deletion, retried after it, cannot bring it back. An erasure of the user marks its time:
+ * a session made before it that reports after it (its first turn ran while the user was erased, so
+ * the list did not have it yet) is not listed, and is told to erase itself.
  */
 import { sessionEntrySchema, type SessionEntry } from '../../api/user-responses';
 import type { Report } from '../reports';
@@ -20,7 +22,11 @@ export const SESSION_INDEX_SCHEMA = [
    )`,
   `CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (updated_at DESC, session_id)`,
   `CREATE TABLE IF NOT EXISTS tombstones (session_id TEXT PRIMARY KEY, generation INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS user_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 ];
+
+/** What became of an entry: listed, ignored (a newer one is), or refused (its session predates an erasure). */
+export type Placed = 'listed' | 'stale' | 'erased';
 
 export type SessionPage = { sessions: SessionEntry[]; next?: string };
 
@@ -28,17 +34,21 @@ export class SessionIndex {
   constructor(private readonly sql: SqlStorage) {}
 
   /** A session's entry, unless the index holds a newer one of it or it was deleted after. */
-  put({ generation, version, entry }: EntryReport): void {
-    if (this.stale(entry.sessionId, generation, version) === true) return;
+  put({ generation, version, entry }: EntryReport): Placed {
+    if (generation <= this.erasedBefore()) return 'erased';
+    if (this.stale(entry.sessionId, generation, version) === true) return 'stale';
     this.write(generation, version, entry);
+    return 'listed';
   }
 
   /** A turn started: the entry runs, with the counts it had (none for a session new to the list). */
-  start({ generation, version, entry }: StartReport): void {
+  start({ generation, version, entry }: StartReport): Placed {
+    if (generation <= this.erasedBefore()) return 'erased';
     const held = this.stale(entry.sessionId, generation, version);
-    if (held === true) return;
+    if (held === true) return 'stale';
     const counts = held?.generation === generation ? held.entry : { messageCount: 0, pendingToolCalls: 0 };
     this.write(generation, version, { ...entry, messageCount: counts.messageCount, pendingToolCalls: counts.pendingToolCalls, running: true });
+    return 'listed';
   }
 
   /** True when a newer report of the session was applied, or it was deleted since; else what is held. */
@@ -75,14 +85,20 @@ export class SessionIndex {
   }
 
   /** Every session listed now goes (the user is erased); their tombstones keep late reports out. */
-  removeAll(): number {
+  removeAll(now: number): number {
     const count = this.count();
+    this.sql.exec(`INSERT INTO user_meta (key, value) VALUES ('erased_before', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, String(now));
     this.sql.exec(
       `INSERT INTO tombstones (session_id, generation) SELECT session_id, generation FROM sessions WHERE true
        ON CONFLICT (session_id) DO UPDATE SET generation = max(tombstones.generation, excluded.generation)`,
     );
     this.sql.exec('DELETE FROM sessions');
     return count;
+  }
+
+  /** When the user was last erased (ms): sessions made before it are gone. */
+  private erasedBefore(): number {
+    return Number(this.sql.exec<{ value: string }>(`SELECT value FROM user_meta WHERE key = 'erased_before'`).toArray()[0]?.value ?? -1);
   }
 
   count(): number {

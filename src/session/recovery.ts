@@ -8,8 +8,10 @@ import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { errorStop, FLUSH_EVENTS, logStop, readStoredEvents } from './event-log';
 import type { SessionStores } from './store/stores';
 
-export function closeCutTurns({ history, meta, turns }: SessionStores): void {
-  for (const turn of turns.runningTurns()) {
+/** Closes the cut turns; returns how many there were. */
+export function closeCutTurns({ history, meta, turns }: SessionStores): number {
+  const cut = turns.runningTurns();
+  for (const turn of cut) {
     for (const call of history.runningCalls()) {
       history.appendToolResult(turn.turnId, { role: 'tool', toolCallId: call.toolCallId, content: INTERRUPTED_TEXT, isError: true });
     }
@@ -20,4 +22,5 @@ export function closeCutTurns({ history, meta, turns }: SessionStores): void {
     logStop(turns, errorStop(turn.turnId, error, meta.calibration()), lastSeq + 1);
     turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
   }
+  return cut.length;
 }

@@ -43,8 +43,11 @@ export class SessionObject extends DurableObject<Env> {
     this.parts = assemble(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       this.parts.stores.meta.migrate();
-      // A fresh instance has no turn in memory: any turn storage calls running was cut short.
-      closeCutTurns(this.parts.stores);
+      // A fresh instance has no turn in memory: any turn storage calls running was cut short, and
+      // its user's list, which may show it running, learns that it ended.
+      const { stores, users } = this.parts;
+      const sessionId = stores.meta.sessionId();
+      if (closeCutTurns(stores) > 0 && sessionId !== undefined) users.changed(sessionId, false);
     });
   }
 

@@ -3,9 +3,9 @@
  * again by its alarm, so a turn never waits on them for long or fails for them, and the list and the
  * counters are exact once the user's object is back, never counted twice.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionObject } from '../../src/session/session-object';
 import type { UserReports } from '../../src/session/user-link';
 import { sessionObject, userObject } from '../../src/users/owner';
@@ -115,5 +115,19 @@ describe('reports to an unreachable user object', () => {
     const usage = await usageSettles(alice, 3); // the slow answer, its title, and the last answer
     expect(Object.fromEntries(usage.days.map((day: any) => [day.model, day.calls]))).toEqual({ 'openai:script/slow': 2, [PRICED]: 1 });
     expect((await alice.sessions()).sessions[0]).toMatchObject({ sessionId: id, messageCount: 4, running: false });
+  });
+
+  it('a session reset mid-turn tells its list, when it wakes, that the turn ended', async () => {
+    const alice = await newUser('reset');
+    const id = newSessionId('reset');
+    const response = await alice.call(`/sessions/${id}/turns`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'slowly' }], model: 'openai:script/slow', stream: 'delta' }) });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await vi.waitFor(async () => expect((await alice.sessions()).sessions[0]).toMatchObject({ sessionId: id, running: true }), { timeout: 3000, interval: 50 });
+    await abortAllDurableObjects();
+    await reader.cancel().catch(() => {});
+    // Woken by any request, it closes the cut turn and reports.
+    expect((await alice.json(`/sessions/${id}`)).body.running).toBe(false);
+    await vi.waitFor(async () => expect((await alice.sessions()).sessions[0]).toMatchObject({ sessionId: id, running: false, messageCount: 1 }), { timeout: 3000, interval: 50 });
   });
 });

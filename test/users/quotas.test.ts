@@ -5,7 +5,7 @@
  * its work kept. The other user goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { newSessionId } from '../helpers/api';
+import { newSessionId, readSse } from '../helpers/api';
 import { CALL_USD, newUser, PRICED, usageSettles, type TestUser } from '../helpers/users';
 
 /** About 2,100 tokens of input for the demo model (four characters a token): one call crosses 2,000. */
@@ -116,5 +116,23 @@ describe('daily quotas', () => {
     const result = answer.body.messages.find((message: any) => message.role === 'tool');
     expect(result.content).toMatch(/The sub-agent could not start: This user has spent/);
     expect(answer.body.error.code).toBe('quota_exceeded');
+  });
+
+  it('ends a queued turn with quota_exceeded when its user went over while it waited', async () => {
+    const alice = await newUser('queuer');
+    const id = newSessionId('queued');
+    const slow = await alice.call(`/sessions/${id}/turns`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'slowly' }], model: 'openai:script/slow', stream: 'delta' }) });
+    const reading = slow.text();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const queued = await alice.json(`/sessions/${id}/turns`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'next' }], model: PRICED, ifBusy: 'enqueue' }) });
+    expect(queued).toMatchObject({ status: 202, body: { status: 'queued' } });
+    // Meanwhile another session of hers spends the day's tokens.
+    await overTokens(alice);
+    await reading;
+    const events = await readSse(await alice.call(`/sessions/${id}/turns/${queued.body.turnId}/events`));
+    expect(events.at(-1)).toMatchObject({ event: 'turn_stop', data: { stopReason: 'error', error: { code: 'quota_exceeded' } } });
+    // Nothing of it was stored: the history holds the slow turn alone.
+    expect((await alice.json(`/sessions/${id}/messages`)).body.messages.map((message: any) => message.content)).toContain('slowly');
+    expect((await alice.json(`/sessions/${id}/messages`)).body.messages).toHaveLength(2);
   });
 });

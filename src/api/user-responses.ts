@@ -4,16 +4,12 @@
  * generated from them and the tests parse real answers with them.
  */
 import { z } from '../lib/zod';
-import { usageSchema } from './responses';
+import { sessionViewSchema, usageSchema } from './responses';
 
-export const sessionEntrySchema = z
-  .strictObject({
-    sessionId: z.string(),
-    title: z.string().optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    messageCount: z.number().int(),
-    running: z.boolean(),
+/** The fields a session's entry shares with its own view (`GET /sessions/{id}`), and what it adds. */
+export const sessionEntrySchema = sessionViewSchema
+  .pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, messageCount: true, running: true })
+  .extend({
     pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
     parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
   })

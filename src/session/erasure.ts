@@ -29,7 +29,10 @@ export async function eraseSession(parts: SessionParts): Promise<void> {
   const sessionId = stores.meta.sessionId();
   const generation = stores.meta.generation();
   titles.abandon();
+  // The usage not yet reported outlives the session (under the same ids, so it counts once).
+  const usage = outbox.usageWaiting();
   await housekeeping.erase(() => outbox.forget());
+  for (const report of usage) outbox.add(report);
   if (sessionId !== undefined) users.deleted(sessionId, generation);
   queue.forget();
   // The session is gone: its sockets are told so and closed.

@@ -13,6 +13,7 @@ import type { Report } from '../users/reports';
 import type { ReportAnswer } from '../users/user-object';
 import { newId } from '../lib/ids';
 import type { Outbox } from './store/outbox';
+import type { SessionMeta } from './store/meta';
 import type { SessionStores } from './store/stores';
 
 /** What the session needs of its user's object. */
@@ -74,13 +75,10 @@ export class UserLink {
   private async tellStarted(sessionId: string): Promise<void> {
     const { meta } = this.host.stores;
     if (!meta.exists()) return;
-    const title = meta.title();
-    const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
-    const entry = { sessionId, ...(title !== undefined ? { title } : {}), ...meta.times(), ...(parent !== undefined ? { parentSessionId: parent } : {}) };
     // Between the entries stored before and after it.
     const version = this.host.outbox.lastId() + 0.5;
     try {
-      this.answered(await this.host.user().report([{ kind: 'started', generation: meta.generation(), version, entry }]));
+      this.answered(await this.host.user().report([{ kind: 'started', generation: meta.generation(), version, entry: namesOf(meta, sessionId) }]));
     } catch (error) {
       console.warn('user report of a start failed; its end will tell', error);
     }
@@ -138,9 +136,11 @@ export class UserLink {
     return totals;
   }
 
-  /** Before a turn, when a quota applies: today's totals, from what the Worker learned or from the user's object. */
-  async prepare(told?: DayTotals): Promise<void> {
-    if (told) return this.learn(told);
+  /**
+   * Before a turn, when a quota applies and this session knows nothing of today yet (the Worker told
+   * it nothing: a socket's frame, a queued turn, a sub-agent's first turn): today's totals.
+   */
+  async prepare(): Promise<void> {
     if (!hasQuota(this.host.settings()) || this.known?.date === utcDay(Date.now())) return;
     if (this.host.outbox.size() > 0) return void (await this.sendNow());
     try {
@@ -195,7 +195,7 @@ export class UserLink {
       } catch (error) {
         const attempts = this.host.outbox.failed(last.id);
         console.warn('user report failed; retried by the alarm', attempts, error);
-        this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempts - 1)));
+        this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1)));
         return;
       }
     } while (this.again);
@@ -204,15 +204,12 @@ export class UserLink {
 
 /** The session as its user's list shows it. */
 export function entryOf({ meta, history }: SessionStores, sessionId: string, running: boolean): SessionEntry {
+  return { ...namesOf(meta, sessionId), messageCount: history.messageCount(), running, pendingToolCalls: history.pendingCalls().length };
+}
+
+/** What an entry says without reading the history: the session's names, times and origin. */
+function namesOf(meta: SessionMeta, sessionId: string): Pick<SessionEntry, 'sessionId' | 'title' | 'createdAt' | 'updatedAt' | 'parentSessionId'> {
   const title = meta.title();
   const parent = meta.parentSession() ?? meta.forkedFrom()?.sessionId;
-  return {
-    sessionId,
-    ...(title !== undefined ? { title } : {}),
-    ...meta.times(),
-    messageCount: history.messageCount(),
-    running,
-    pendingToolCalls: history.pendingCalls().length,
-    ...(parent !== undefined ? { parentSessionId: parent } : {}),
-  };
+  return { sessionId, ...(title !== undefined ? { title } : {}), ...meta.times(), ...(parent !== undefined ? { parentSessionId: parent } : {}) };
 }

@@ -70,6 +70,31 @@ describe('reports to an unreachable user object', () => {
     expect((await alice.usage()).total).toMatchObject({ calls: 3, inputTokens: 60, outputTokens: 6 });
   });
 
+  it('a session deleted while its reports wait: its usage still counts, once, and it leaves the list', async () => {
+    const alice = await newUser('deleter');
+    const id = newSessionId('deleted');
+    await alice.turn(id, 'first');
+    await usageSettles(alice, 2);
+    const restore = await intercept(alice, id, () => ({
+      report: async () => {
+        throw new Error('user object unavailable');
+      },
+      today: async () => {
+        throw new Error('user object unavailable');
+      },
+    }));
+    await alice.turn(id, 'second');
+    expect((await alice.call(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
+    // The storage is gone but for the outbox: the call's usage and the deletion wait there.
+    expect(await outboxSize(alice, id)).toBe(2);
+    await restore();
+    expect(await runDurableObjectAlarm(sessionObject(env, { userId: alice.userId }, id))).toBe(true);
+    expect(await outboxSize(alice, id)).toBe(0);
+    expect((await alice.usage()).total).toMatchObject({ calls: 3, inputTokens: 60 });
+    expect((await alice.sessions()).sessions).toEqual([]);
+    expect((await alice.json(`/sessions/${id}`)).status).toBe(404);
+  });
+
   it('a report taken but whose answer was lost is sent again and counted once', async () => {
     const alice = await newUser('lossy');
     const id = newSessionId('lossy');

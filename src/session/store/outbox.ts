@@ -56,6 +56,18 @@ export class Outbox {
       .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
   }
 
+  /** Every usage report not yet taken: an erasure of the session carries them over (the numbers outlive it). */
+  usageWaiting(): Extract<Report, { kind: 'usage' }>[] {
+    if (!this.hasTable()) return [];
+    return this.sql
+      .exec<{ body: string }>("SELECT body FROM user_outbox WHERE kind = 'usage' ORDER BY id")
+      .toArray()
+      .flatMap((row) => {
+        const report = reportSchema.parse(JSON.parse(row.body));
+        return report.kind === 'usage' ? [report] : [];
+      });
+  }
+
   /** The reports up to `id` were taken. */
   taken(upTo: number): void {
     this.sql.exec('DELETE FROM user_outbox WHERE id <= ?', upTo);

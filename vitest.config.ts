@@ -2,6 +2,7 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 import { MCP_TEST_TOKEN } from './test/helpers/mcp-fixtures.ts';
 import { SECRET } from './test/helpers/tokens.ts';
+import { WEBHOOK_TEST_SECRET } from './test/helpers/webhook-receiver.ts';
 import { upstreamModels } from './test/helpers/upstream-server.ts';
 
 /**
@@ -9,7 +10,7 @@ import { upstreamModels } from './test/helpers/upstream-server.ts';
  * deployment names the test MCP server (three ways) in `MCP_SERVERS`, for the MCP tests; `bindings`
  * override the others.
  */
-export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bindings?: Record<string, string> } = {}) =>
+export const workersPool = ({ mcp = false, hooks = false, bindings = {} }: { mcp?: boolean; hooks?: boolean; bindings?: Record<string, string> } = {}) =>
   cloudflareTest(({ inject }) => ({
     main: './src/index.ts',
     wrangler: { configPath: './wrangler.toml' },
@@ -49,6 +50,8 @@ export const workersPool = ({ mcp = false, bindings = {} }: { mcp?: boolean; bin
         // The chat socket's visibility flags, for one tool.
         TOOL_VISIBILITY: JSON.stringify({ memory_list: { show_arguments: false, show_result: false } }),
         ...(mcp ? mcpBindings(inject('mcpUrl')) : {}),
+        // Every turn's end to the stand-in receiver, with retries a test can wait for.
+        ...(hooks ? { WEBHOOK_URL: `${inject('webhookUrl')}/hook`, WEBHOOK_SECRET: WEBHOOK_TEST_SECRET, WEBHOOK_RETRY_BASE_MS: '100' } : {}),
         ...bindings,
       },
     },
@@ -92,7 +95,7 @@ export default defineConfig({
           globalSetup: ['./test/global-setup.ts'],
           setupFiles: ['./test/setup-workers.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**', 'test/users/**'],
+          exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**', 'test/users/**', 'test/background/**'],
           testTimeout: 20_000,
         },
       },
@@ -117,6 +120,17 @@ export default defineConfig({
           globalSetup: ['./test/global-setup.ts'],
           setupFiles: ['./test/setup-workers.ts'],
           include: ['test/users/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The same Worker, deployed with a webhook: turns without a client, webhooks, schedules.
+        plugins: [workersPool({ hooks: true })],
+        test: {
+          name: 'workers-hooks',
+          globalSetup: ['./test/global-setup.ts'],
+          setupFiles: ['./test/setup-workers.ts'],
+          include: ['test/background/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

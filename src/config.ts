@@ -89,6 +89,9 @@ const configSchema = z.object({
   USER_DAILY_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1e12)),
   USER_DAILY_COST_USD: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().min(0).max(1e9)),
   DATA_JURISDICTION: z.enum(JURISDICTIONS).optional(),
+  WEBHOOK_URL: z.url({ protocol: /^https?$/, message: 'write an http(s) URL' }).optional(),
+  WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { message: 'write a Standard Webhooks secret: whsec_ and base64' }).optional(),
+  WEBHOOK_RETRY_BASE_MS: positiveInt(5000, 3_600_000),
 });
 
 export type Config = {
@@ -124,6 +127,8 @@ export type Config = {
   mcp?: McpSettings;
   /** Prices, each user's daily limits, and the jurisdiction users' objects live in (docs/users.md). */
   users: UserSettings;
+  /** Where every turn's end is sent, signed (docs/background.md); none without `WEBHOOK_URL`. */
+  webhook?: { url: string; secret: string; retryBaseMs: number };
 };
 
 /** The parsed configuration of each `env` object: the Worker's lives as long as its isolate. */
@@ -198,6 +203,10 @@ function parseConfig(env: Env): Config {
   }
   if (vars.OPENAI_API_KEY) config.openai.apiKey = vars.OPENAI_API_KEY;
   if (vars.ANTHROPIC_API_KEY) config.anthropic.apiKey = vars.ANTHROPIC_API_KEY;
+  if (vars.WEBHOOK_URL) {
+    if (!vars.WEBHOOK_SECRET) throw new ApiError(500, 'configuration_error', "The deployment's WEBHOOK_URL needs WEBHOOK_SECRET: every webhook is signed.");
+    config.webhook = { url: vars.WEBHOOK_URL, secret: vars.WEBHOOK_SECRET, retryBaseMs: vars.WEBHOOK_RETRY_BASE_MS };
+  }
   if (vars.USER_DAILY_COST_USD > 0 && !vars.PRICES) {
     throw new ApiError(500, 'configuration_error', "The deployment's USER_DAILY_COST_USD needs PRICES: without prices no call has a cost.");
   }

@@ -46,4 +46,7 @@ export interface WorkerVars {
   USER_DAILY_TOKENS?: string;
   USER_DAILY_COST_USD?: string;
   DATA_JURISDICTION?: string;
+  WEBHOOK_URL?: string;
+  WEBHOOK_SECRET?: string;
+  WEBHOOK_RETRY_BASE_MS?: string;
 }

@@ -141,9 +141,14 @@ export const cancelledTurnSchema = z
   ;
 
 /** `202` to `POST .../turns` with `ifBusy` `enqueue` (`queued`, with its place) or `steer` (`steered`, the running turn's id). */
+/** A turn's state: waiting in the queue, running, or ended (docs/background.md). */
+export const turnStatusSchema = z.enum(['queued', 'running', 'finished', 'cancelled', 'failed']);
+
 export const acceptedTurnSchema = z.union([
   z.strictObject({ turnId: z.string(), status: z.literal('queued'), position: z.number().int().nonnegative() }),
   z.strictObject({ turnId: z.string(), status: z.literal('steered') }),
+  /** `Prefer: respond-async`: the turn runs (or, a retry of its key, ran) without its client. */
+  z.strictObject({ turnId: z.string(), status: turnStatusSchema.exclude(['queued']) }),
 ]);
 
 /** One branch of a session (`GET .../branches`, and the answer of its activate). */

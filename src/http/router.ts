@@ -13,7 +13,8 @@ import { postAgui } from './routes/agui';
 import { postHarnessChat } from './routes/harness';
 import { postPiStream } from './routes/pi-stream';
 import { openSocket } from './routes/socket';
-import { cancelTurn, getTurnEvents, postTurn } from './routes/turns';
+import { cancelTurn, getTurn, getTurnEvents, postTurn } from './routes/turns';
+import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
 
 type Args = [Env, ExecutionContext];
 
@@ -58,6 +59,15 @@ router
   .all('/sessions/:id/turns', methodNotAllowed(['POST']))
   .get('/sessions/:id/turns/:turnId/events', getTurnEvents)
   .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
+  .get('/sessions/:id/turns/:turnId', getTurn)
+  .all('/sessions/:id/turns/:turnId', methodNotAllowed(['GET']))
+  .get('/sessions/:id/deliveries', getDeliveries)
+  .all('/sessions/:id/deliveries', methodNotAllowed(['GET']))
+  .post('/sessions/:id/schedules', postSchedule)
+  .get('/sessions/:id/schedules', getSchedules)
+  .all('/sessions/:id/schedules', methodNotAllowed(['GET', 'POST']))
+  .delete('/sessions/:id/schedules/:scheduleId', deleteSchedule)
+  .all('/sessions/:id/schedules/:scheduleId', methodNotAllowed(['DELETE']))
   .post('/sessions/:id/turns/:turnId/cancel', cancelTurn)
   .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
   .all('/sessions/:id/ws', methodNotAllowed(['GET']))

@@ -1,7 +1,7 @@
 /**
  * How a session object's parts are put together (docs/architecture.md): the stores, the socket hub
- * and door, the turn runner with what it needs of the session, the queue, titles, housekeeping, and
- * the link to the user's object. The object itself (`session-object.ts`) keeps the RPC surface only.
+ * and door, the turn runner with what it needs of the session, the queue, titles, housekeeping (and
+ * the jobs its alarm runs), the link to the user's object, the webhooks and the schedules. The object itself (`session-object.ts`) keeps the RPC surface only.
  */
 import type { TurnOutcome } from '../agent/run-turn';
 import { readConfig, type Config } from '../config';
@@ -24,6 +24,9 @@ import { TurnQueue } from './turn-queue';
 import { TurnRunner, type Door } from './turn-runner';
 import { admit, type Session } from './turns-door';
 import { UserLink } from './user-link';
+import { Schedules } from './schedules';
+import { Webhooks } from './webhooks';
+import { emptyUsage } from '../agent/usage';
 
 export type SessionParts = Session & {
   hub: SocketHub;
@@ -32,6 +35,8 @@ export type SessionParts = Session & {
   housekeeping: Housekeeping;
   users: UserLink;
   outbox: Outbox;
+  webhooks: Webhooks;
+  schedules: Schedules;
 };
 
 export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
@@ -51,7 +56,14 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     erase: async () => void (await eraseForUser(parts)),
   });
   const titles = new Titles(stores, (event) => hub.tell(event), users);
-  const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), users, outbox);
+  const wake = (at: number) => parts.housekeeping.wake(at);
+  const webhooks = new Webhooks({ deliveries: stores.deliveries, settings: () => readConfig(env).webhook, userId: () => owner.userId, wake });
+  const schedules = new Schedules({ storage: ctx.storage, stores, queue: { enqueue: (...args) => queue.enqueue(...args), drain: () => queue.drain() }, wake });
+  const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), [
+    { runDue: () => users.sendNow(), waiting: () => outbox.size() > 0 },
+    { runDue: () => webhooks.sendDue(), waiting: () => stores.deliveries.nextDue() !== undefined },
+    { runDue: () => schedules.fireDue(), waiting: () => schedules.nextDue() !== undefined },
+  ]);
   const runner: TurnRunner = new TurnRunner({
     stores,
     bindings: env.AI ? { ai: env.AI } : {},
@@ -75,10 +87,16 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
       users.ended(sessionId);
       await users.delivered();
     },
-    ended: (door, outcome, model, config) => afterTurn(parts, door, outcome, model, config),
+    ended: (door, turnId, outcome, model, config) => afterTurn(parts, door, turnId, outcome, model, config),
     userId: () => owner.userId,
   });
-  const queue = new TurnQueue({ stores, runner, maxQueued: () => readConfig(env).maxQueuedTurns, keepAwake: () => housekeeping.keepAwake() });
+  const queue = new TurnQueue({
+    stores,
+    runner,
+    maxQueued: () => readConfig(env).maxQueuedTurns,
+    keepAwake: () => housekeeping.keepAwake(),
+    endedUnrun: (turnId, error) => webhooks.turnEnded({ sessionId: stores.meta.sessionId() ?? '', turnId, stopReason: 'error', error, usage: emptyUsage() }),
+  });
   const door = new SocketDoor({
     env,
     stores,
@@ -90,15 +108,24 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     close: (socket, code, reason) => closeQuietly(socket, code, reason),
     broadcast: (frame) => hub.broadcast(frame),
   });
-  return Object.assign(parts, { runner, queue, door, titles, housekeeping, users });
+  return Object.assign(parts, { runner, queue, door, titles, housekeeping, users, webhooks, schedules });
 }
 
 /**
  * After a turn: answers staged on a socket while it ran may complete the set; a new session gets
  * its title; the queue goes on (steered messages the turn did not take wait there already).
  */
-function afterTurn(parts: SessionParts, door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
+function afterTurn(parts: SessionParts, door: Door, turnId: string, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void {
   parts.housekeeping.turnEnded();
+  const stopReason = outcome?.stopReason ?? 'error';
+  parts.webhooks.turnEnded({
+    sessionId: door.sessionId,
+    turnId,
+    stopReason,
+    usage: outcome?.usage ?? emptyUsage(),
+    ...(outcome ? (outcome.error ? { error: outcome.error } : {}) : { error: { code: 'internal_error', message: 'The server failed during the turn.' } }),
+    ...(stopReason === 'tool_use' ? { pendingToolCalls: parts.stores.history.pendingCalls() } : {}),
+  });
   if (outcome) {
     parts.door.resumeIfAnswered(door.sessionId, door.socket?.requestId ?? null).catch((error) => {
       if (!(error instanceof ApiError)) console.error('socket resume failed', error);

@@ -5,7 +5,9 @@
  * serves the next turn too: setting one is a storage write, and it cost every turn more than the rest
  * of its bookkeeping together. So a session pays for one alarm per burst of turns, not two per turn,
  * and the logs a busy session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The
- * alarm also sends again what the outbox to the user's object holds (`user-link.ts`).
+ * alarm also runs the session's jobs that have a time: the reports to the user's object
+ * (`user-link.ts`), the webhooks (`webhooks.ts`) and the schedules (`schedules.ts`), each asking for
+ * its next time with `wake`.
  */
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS } from './event-log';
 import { closeCutTurns } from './recovery';
@@ -15,6 +17,9 @@ import type { SessionStores } from './store/stores';
 const KEEPALIVE_MS = 30_000;
 /** Turns between two prunes of the event logs outside the alarm. */
 const PRUNE_EVERY_TURNS = 16;
+
+/** Work the alarm runs: what is due now; and whether anything waits for a later time. */
+export type AlarmJob = { runDue(): Promise<void> | void; waiting(): boolean };
 
 export class Housekeeping {
   private turnsSincePrune = 0;
@@ -27,15 +32,25 @@ export class Housekeeping {
     private readonly turnRunning: () => boolean,
     /** Once no turn runs: the queue may start its next turn (after an eviction, nothing else wakes it). */
     private readonly idle: () => void,
-    private readonly reports: { sendNow(): Promise<void> },
-    private readonly outbox: { size(): number },
+    private readonly jobs: AlarmJob[],
   ) {}
 
-  /** The alarm fires by `at` (an earlier one stays). */
+  /** Wakes run one after another: each reads what the one before set. */
+  private waking: Promise<void> = Promise.resolve();
+
+  /**
+   * The alarm fires by `at`; an earlier one stays. After a wake this instance does not know the
+   * alarm a former one set, so it reads it first: a later time must never push an earlier one back.
+   */
   wake(at: number): void {
-    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
-    // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
-    this.setAlarm(at).catch((error: unknown) => console.warn('no alarm set', error));
+    this.waking = this.waking
+      .then(async () => {
+        this.alarmAt ??= (await this.storage.getAlarm()) ?? undefined;
+        if (this.alarmAt !== undefined && this.alarmAt > Date.now() && this.alarmAt <= at) return;
+        await this.setAlarm(at);
+      })
+      // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
+      .catch((error: unknown) => console.warn('no alarm set', error));
   }
 
   /** A turn started: the alarm keeps the object awake while it runs. */
@@ -53,8 +68,8 @@ export class Housekeeping {
 
   async alarm(): Promise<void> {
     this.alarmAt = undefined; // it fired
-    // A send that fails again sets the alarm for its next try (`wake`).
-    await this.reports.sendNow();
+    // Each job asks for its next time itself (`wake`): a send that failed, a schedule's next run.
+    for (const job of this.jobs) await job.runDue();
     if (this.turnRunning()) return this.wake(Date.now() + KEEPALIVE_MS);
     // An erased session's alarm only had its deletion to report.
     if (!this.stores.meta.exists()) return;
@@ -62,8 +77,9 @@ export class Housekeeping {
     this.idle();
     if (this.turnRunning()) return;
     const nextEnd = this.stores.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
-    if (nextEnd === undefined) return this.alarmAt === undefined && this.outbox.size() === 0 ? this.deleteAlarm() : undefined;
-    this.wake(nextEnd + EVENT_LOG_RETENTION_MS);
+    if (nextEnd !== undefined) return this.wake(nextEnd + EVENT_LOG_RETENTION_MS);
+    await this.waking;
+    if (this.alarmAt === undefined && !this.jobs.some((job) => job.waiting())) await this.deleteAlarm();
   }
 
   /** The session is deleted: its alarm, its storage (the outbox's too), and what the stores keep of it. */

@@ -6,10 +6,13 @@
  */
 import { INTERRUPTED_TEXT } from '../agent/tool-phase';
 import { errorStop, FLUSH_EVENTS, logStop, readStoredEvents } from './event-log';
+import type { TurnError } from '../agent/events';
 import type { SessionStores } from './store/stores';
 
-/** Closes the cut turns; returns how many there were. */
-export function closeCutTurns({ history, meta, turns }: SessionStores): number {
+const INTERRUPTED: TurnError = { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' };
+
+/** Closes the cut turns; returns them, with the error each ended with. */
+export function closeCutTurns({ history, meta, turns }: SessionStores): { turnId: string; error: TurnError }[] {
   const cut = turns.runningTurns();
   for (const turn of cut) {
     for (const call of history.runningCalls()) {
@@ -18,9 +21,8 @@ export function closeCutTurns({ history, meta, turns }: SessionStores): number {
     // Events still buffered died with the old instance, but clients may have seen their ids: the
     // closing event takes an id above any of them, so that a client resuming still receives it.
     const lastSeq = (readStoredEvents(turns, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
-    const error = { code: 'interrupted', message: 'The turn was interrupted by a restart of the server; its running tool calls were closed.' };
-    logStop(turns, errorStop(turn.turnId, error, meta.calibration()), lastSeq + 1);
+    logStop(turns, errorStop(turn.turnId, INTERRUPTED, meta.calibration()), lastSeq + 1);
     turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
   }
-  return cut.length;
+  return cut.map((turn) => ({ turnId: turn.turnId, error: INTERRUPTED }));
 }

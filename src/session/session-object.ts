@@ -7,6 +7,7 @@
  * failures return as values (`result.ts`).
  */
 import { DurableObject } from 'cloudflare:workers';
+import { emptyUsage } from '../agent/usage';
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
 import type { SseMode, TurnRequest } from '../api/turn-request';
@@ -26,7 +27,10 @@ import { exportBranch, importFork, type BranchCopy } from './forks';
 import { branchesView, messagesPage, type BranchView, type MessagesPage } from './history-views';
 import { summarize, type SessionStores, type SessionSummary } from './store/stores';
 import type { TurnRow } from './store/turns';
-import { admit, cancelTurn, followerOf, startTurnsApiTurn, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
+import { admit, cancelTurn, followerOf, startTurnsApiTurn, turnView, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
+import type { TurnView } from '../api/background-responses';
+import type { ScheduleRequest, ScheduleView } from '../api/schedule-requests';
+import type { DeliveryView } from './store/webhook-deliveries';
 import { exportSession } from './user-data';
 import { eraseForUser, eraseSession } from './erasure';
 
@@ -43,11 +47,13 @@ export class SessionObject extends DurableObject<Env> {
     this.parts = assemble(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       this.parts.stores.meta.migrate();
-      // A fresh instance has no turn in memory: any turn storage calls running was cut short, and
-      // its user's list, which may show it running, learns that it ended.
-      const { stores, users } = this.parts;
-      const sessionId = stores.meta.sessionId();
-      if (closeCutTurns(stores) > 0 && sessionId !== undefined) users.changed(sessionId, false);
+      // A fresh instance has no turn in memory: any turn storage calls running was cut short. Its
+      // user's list, which may show it running, learns that it ended; the webhook, that it failed.
+      const { stores, users, webhooks } = this.parts;
+      const sessionId = stores.meta.sessionId() ?? '';
+      const cut = closeCutTurns(stores);
+      for (const { turnId, error } of cut) webhooks.turnEnded({ sessionId, turnId, stopReason: 'error', error, usage: emptyUsage() });
+      if (cut.length > 0) users.changed(sessionId, false);
     });
   }
 
@@ -153,6 +159,28 @@ export class SessionObject extends DurableObject<Env> {
       await this.parts.users.delivered();
       return { deleted: true as const };
     });
+  }
+
+  // --- turns without a client (docs/background.md) ------------------------------------------------------
+
+  async getTurn(turnId: string): Promise<Result<{ turn: TurnView }>> {
+    return guard(async () => ({ turn: await turnView(this.parts, this.requireTurn(turnId)) }));
+  }
+
+  async getDeliveries(): Promise<Result<{ deliveries: DeliveryView[] }>> {
+    return guard(async () => ({ deliveries: this.existing().deliveries.list() }));
+  }
+
+  async createSchedule(sessionId: string, spec: ScheduleRequest & { model: string }): Promise<Result<{ scheduleId: string; nextRunAt: string }>> {
+    return guard(async () => this.parts.schedules.create(sessionId, spec));
+  }
+
+  async getSchedules(): Promise<Result<{ schedules: ScheduleView[] }>> {
+    return guard(async () => ({ schedules: (this.existing(), this.parts.schedules.list()) }));
+  }
+
+  async deleteSchedule(scheduleId: string): Promise<Result<{ deleted: true }>> {
+    return guard(async () => (this.parts.schedules.remove(scheduleId), { deleted: true as const }));
   }
 
   // --- the user's data (docs/users.md) ---------------------------------------------------------------

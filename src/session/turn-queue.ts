@@ -23,6 +23,8 @@ export interface QueueHost {
   maxQueued(): number;
   /** Keeps an alarm set, by which a queue that outlived its object still drains. */
   keepAwake(): void;
+  /** A waiting turn ended without running (cancelled, or refused when its time came). */
+  endedUnrun(turnId: string, error: TurnError): void;
 }
 
 export type Queued = Extract<AcceptedTurn, { status: 'queued' }>;
@@ -156,6 +158,7 @@ export class TurnQueue {
     const stop = errorStop(turnId, error, stores.meta.calibration());
     logStop(stores.turns, stop, 1);
     stores.turns.endTurn(turnId, status, 'error', error.code);
+    this.host.endedUnrun(turnId, error);
     for (const follower of followers) {
       follower.deliver({ seq: 1, event: stop });
       follower.close();

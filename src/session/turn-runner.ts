@@ -75,7 +75,7 @@ export interface RunnerHost {
   started(sessionId: string): void;
   /** The turn's end is about to be told: the user's list learns it first (read your writes). */
   settling(sessionId: string): Promise<void>;
-  ended(door: Door, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
+  ended(door: Door, turnId: string, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
   userId(): string;
 }
 
@@ -257,7 +257,7 @@ export class TurnRunner {
       // A branch the turn stored nothing on was never made; reads go back to the active branch.
       this.host.stores.history.branches.settle();
     }
-    attempt('after the turn', () => this.host.ended(door, outcome, model, ended.config));
+    attempt('after the turn', () => this.host.ended(door, turnId, outcome, model, ended.config));
   }
 
   /** A follower of a turn in a turns API stream mode, from after event `after`. */

@@ -15,10 +15,11 @@
 import type { UserMessage } from '../api/content';
 import { ApiError } from '../lib/errors';
 import type { AcceptedTurn } from '../api/responses';
+import type { TurnView } from '../api/background-responses';
 import type { IfBusy, TurnRequest } from '../api/turn-request';
 import { checkParent } from './branching';
 import { createFollower, type FinishBody, type Follower, type FollowFrom, type StartedTurn } from './followers';
-import { identifyTurnMessages } from './history-views';
+import { identify, identifyTurnMessages } from './history-views';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
 import type { Queued, TurnQueue } from './turn-queue';
@@ -93,7 +94,8 @@ async function start(runner: TurnRunner, request: TurnRequest | (() => TurnReque
   return { kind: 'started', ...(follower ? { follower } : {}), turnId: 'turnId' in launched ? launched.turnId : '' };
 }
 
-export type StartTurnArgs = { sessionId: string; request: TurnRequest; model: string; idempotency?: { key: string; hash: string } };
+/** `background`: `Prefer: respond-async`; the turn runs without its client, answered `202` at once (docs/background.md). */
+export type StartTurnArgs = { sessionId: string; request: TurnRequest; model: string; idempotency?: { key: string; hash: string }; background?: boolean };
 export type TurnStarted = (StartedTurn | { kind: 'accepted'; body: AcceptedTurn }) & { replayed: boolean };
 
 /** The turns API's door. */
@@ -107,10 +109,43 @@ export async function startTurnsApiTurn(args: StartTurnArgs, session: Session): 
   const door = { sessionId: args.sessionId, model: args.model, ifBusy: prior ? ('reject' as const) : request.ifBusy, ...(idempotency ? { idempotency } : {}) };
   // A JSON answer names the messages the turn stored (their ids, parents and siblings).
   const finish: FinishBody = (body) => ({ ...body, messages: identifyTurnMessages(session.stores.history, body.turnId, body.messages) });
+  if (args.background) return startInBackground(session, request, door);
   const admitted = await admit(session, request, door, ({ after }) => createFollower(request.stream, after, finish), false);
   if (admitted.kind === 'replay') return { ...(await session.runner.follow(admitted.turn, request.stream, 0, finish).result()), replayed: true };
   if (admitted.kind === 'started') return { ...(await followerOf(admitted).result()), replayed: false };
   return { kind: 'accepted', body: admitted.body, replayed: false };
+}
+
+/** A turn with no client: nobody follows it; the answer is its id and state. */
+async function startInBackground(session: Session, request: TurnRequest, door: Omit<Door, 'follower'> & { ifBusy: IfBusy }): Promise<TurnStarted> {
+  const admitted = await admit(session, request, door, undefined, false);
+  const replayed = admitted.kind === 'replay';
+  if (admitted.kind === 'queued' || admitted.kind === 'steered') return { kind: 'accepted', body: admitted.body, replayed };
+  const turnId = admitted.kind === 'replay' ? admitted.turn.turnId : admitted.turnId;
+  const row = session.stores.turns.turn(turnId);
+  const status = row ? statusOf(row) : 'running';
+  return { kind: 'accepted', body: status === 'queued' ? { turnId, status, position: session.queue.position(turnId) } : { turnId, status }, replayed };
+}
+
+/** A turn's state as the API says it: an ended turn `finished`, `cancelled` or `failed` (with an error, or cut by a restart). */
+export function statusOf(turn: TurnRow): TurnView['status'] {
+  if (turn.status === 'queued' || turn.status === 'running' || turn.status === 'cancelled') return turn.status;
+  return turn.status === 'finished' && turn.stopReason !== 'error' ? 'finished' : 'failed';
+}
+
+/** `GET .../turns/{turnId}`: its state, and once it ended, what `stream: "none"` would have answered. */
+export async function turnView(session: Session, turn: TurnRow): Promise<TurnView> {
+  const status = statusOf(turn);
+  if (status === 'queued' || status === 'running') return { turnId: turn.turnId, status };
+  const finish: FinishBody = (body) => ({ ...body, messages: identifyTurnMessages(session.stores.history, body.turnId, body.messages) });
+  if (!turn.eventsPruned) {
+    const answered = await session.runner.follow(turn, 'none', 0, finish).result();
+    // The encoder's body is the turns API's JSON answer, whose schema (`turnBodySchema`) the tests hold it to.
+    if (answered.kind === 'json') return { ...answered.body, status } as TurnView;
+  }
+  // Its events are no longer kept: what it stored, and how it stopped.
+  const messages = identify(session.stores.history, session.stores.history.turnRows(turn.turnId)).filter((message) => message.role === 'assistant' || message.role === 'tool');
+  return { turnId: turn.turnId, status, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}), messages } as TurnView;
 }
 
 export type CancelledTurn = { turnId: string; status: string; stopReason?: string };

@@ -20,7 +20,7 @@ describe('a session stored before branches', () => {
       // What the deploy before branches wrote: every migration up to the queue, an exchange summarised,
       // and a second one whose permission is still owed.
       const sql = state.storage.sql;
-      const before = MIGRATIONS.length - 1;
+      const before = MIGRATIONS.findIndex((statements) => statements.some((statement) => statement.startsWith('CREATE TABLE branches')));
       for (const [index, statements] of MIGRATIONS.slice(0, before).entries()) {
         for (const statement of statements) if (!(index > 0 && statement.startsWith('CREATE TABLE meta'))) sql.exec(statement);
       }

@@ -24,9 +24,11 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
   const model = pickModel(readConfig(env), body.model);
   const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };
 
-  const result = await sessionStub(env, request.owner, sessionId).startTurn({ sessionId, request: body, model, idempotency, ...(request.today ? { today: request.today } : {}) });
+  const background = prefersAsync(request.headers.get('prefer'));
+  const args = { sessionId, request: body, model, idempotency, ...(background ? { background } : {}), ...(request.today ? { today: request.today } : {}) };
+  const result = await sessionStub(env, request.owner, sessionId).startTurn(args);
   if (!result.ok) return jsonError(result.status, result.body, result.headers);
-  const replayed: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
+  const replayed: Record<string, string> = { ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}), ...(background ? { 'preference-applied': 'respond-async' } : {}) };
   if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
   // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
   if (result.kind === 'accepted') return Response.json(result.body, { status: 202, headers: replayed });
@@ -55,6 +57,18 @@ export async function cancelTurn(request: AuthedRequest, env: Env): Promise<Resp
   const turnId = parseTurnId(request.params.turnId);
   const result = await sessionStub(env, request.owner, sessionId).cancelTurn(turnId);
   return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body, result.headers);
+}
+
+/** `GET /sessions/:id/turns/:turnId`: the turn's state and, once it ended, its JSON answer (docs/background.md). */
+export async function getTurn(request: AuthedRequest, env: Env): Promise<Response> {
+  const sessionId = parseSessionId(request.params.id);
+  const result = await sessionStub(env, request.owner, sessionId).getTurn(parseTurnId(request.params.turnId));
+  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body, result.headers);
+}
+
+/** RFC 7240's `Prefer: respond-async`, among any other preferences the header lists. */
+function prefersAsync(header: string | null): boolean {
+  return header !== null && header.split(',').some((preference) => preference.split(';')[0]?.trim().toLowerCase() === 'respond-async');
 }
 
 function parseIdempotencyKey(raw: string | null): string | undefined {

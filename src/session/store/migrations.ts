@@ -135,4 +135,29 @@ export const MIGRATIONS: string[][] = [
     `ALTER TABLE tool_calls ADD COLUMN branch INTEGER NOT NULL DEFAULT 1`,
     `ALTER TABLE compactions ADD COLUMN branch INTEGER NOT NULL DEFAULT 1`,
   ],
+  [
+    // Turns without a client (docs/background.md): each turn's end as a signed webhook, kept until
+    // it is delivered or given up (attempts below), and the session's schedules.
+    `CREATE TABLE webhook_deliveries (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT,
+       webhook_id TEXT NOT NULL UNIQUE,
+       type TEXT NOT NULL,
+       turn_id TEXT NOT NULL,
+       body TEXT NOT NULL,
+       state TEXT NOT NULL,
+       attempts INTEGER NOT NULL DEFAULT 0,
+       next_at INTEGER,
+       created_at INTEGER NOT NULL
+     )`,
+    `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_at)`,
+    `CREATE TABLE webhook_attempts (delivery_seq INTEGER NOT NULL, at INTEGER NOT NULL, status INTEGER, error TEXT)`,
+    `CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_seq)`,
+    `CREATE TABLE schedules (
+       id TEXT PRIMARY KEY,
+       spec TEXT NOT NULL,
+       next_run_at INTEGER,
+       last_turn_id TEXT,
+       created_at INTEGER NOT NULL
+     )`,
+  ],
 ];

@@ -10,6 +10,7 @@ import { QueueStore, type QueuePosition } from './queue';
 import { SideTables } from './side-tables';
 import { SocketStore } from './staged';
 import { TurnStore, type LastTurn } from './turns';
+import { WebhookDeliveries } from './webhook-deliveries';
 
 export type SessionStores = {
   meta: SessionMeta;
@@ -18,11 +19,20 @@ export type SessionStores = {
   turns: TurnStore;
   staged: SocketStore;
   queue: QueueStore;
+  deliveries: WebhookDeliveries;
 };
 
 export function openStores(storage: DurableObjectStorage): SessionStores {
   const meta = new SessionMeta(storage);
-  return { meta, history: new HistoryStore(storage, meta), side: new SideTables(storage, meta), turns: new TurnStore(storage, meta), staged: new SocketStore(storage), queue: new QueueStore(storage, meta) };
+  return {
+    meta,
+    history: new HistoryStore(storage, meta),
+    side: new SideTables(storage, meta),
+    turns: new TurnStore(storage, meta),
+    staged: new SocketStore(storage),
+    queue: new QueueStore(storage, meta),
+    deliveries: new WebhookDeliveries(storage, meta),
+  };
 }
 
 export type SessionSummary = {

@@ -1,0 +1,86 @@
+/**
+ * A session's schedules (docs/background.md): `POST /sessions/{id}/schedules` brings the messages of
+ * the turn to run and when, once (`at`) or on a five-field cron in a time zone. Parsed by `croner`,
+ * never by hand; the next run is its answer.
+ */
+import { Cron } from 'croner';
+import { z } from '../lib/zod';
+import { systemMessageSchema, userMessageSchema } from './content';
+import { LIMITS } from './limits';
+import { clientToolSchema, modelNameSchema } from './turn-request';
+
+/** Schedules one session may have. */
+export const MAX_SCHEDULES = 16;
+
+const timeZoneSchema = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' });
+
+export const scheduleRequestSchema = z
+  .strictObject({
+    messages: z.array(z.discriminatedUnion('role', [userMessageSchema, systemMessageSchema])).min(1).max(LIMITS.messagesPerRequest),
+    at: z.iso.datetime({ offset: true }).optional(),
+    cron: z.string().trim().max(120).optional(),
+    timezone: timeZoneSchema.optional(),
+    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    model: modelNameSchema.optional(),
+  })
+  .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })
+  .refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] })
+  .superRefine((request, context) => {
+    if (request.cron === undefined) return;
+    const problem = cronProblem(request.cron, request.timezone);
+    if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
+  });
+
+export type ScheduleRequest = z.infer<typeof scheduleRequestSchema>;
+
+/** What is wrong with a cron, if anything: five fields, a minute at the finest, and a next run. */
+function cronProblem(expression: string, timezone: string | undefined): string | undefined {
+  const fields = expression.split(/\s+/).length;
+  if (fields !== 5) return `a cron has five fields (minute hour day-of-month month day-of-week); this one has ${fields}: a schedule runs at most once a minute`;
+  try {
+    if (cronOf(expression, timezone).nextRun() === null) return 'this cron never runs';
+  } catch (error) {
+    return `not a cron: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return undefined;
+}
+
+/** The library's reading of a five-field cron in a time zone (UTC by default). */
+export function cronOf(expression: string, timezone = 'UTC'): Cron {
+  return new Cron(expression, { mode: '5-part', timezone, paused: true });
+}
+
+/** The next time a schedule runs after `after` (ms), or null when it never runs again. */
+export function nextRunAt(spec: { at?: string; cron?: string; timezone?: string }, after: number): number | null {
+  if (spec.at !== undefined) {
+    const at = Date.parse(spec.at);
+    return at > after ? at : null;
+  }
+  return cronOf(spec.cron!, spec.timezone).nextRun(new Date(after))?.getTime() ?? null;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const scheduleViewSchema = z.strictObject({
+  scheduleId: z.string(),
+  messages: scheduleRequestSchema.shape.messages,
+  at: z.string().optional(),
+  cron: z.string().optional(),
+  timezone: z.string().optional(),
+  tools: scheduleRequestSchema.shape.tools,
+  model: z.string(),
+  createdAt: z.string(),
+  nextRunAt: z.string().nullable().meta({ description: 'null once a one-shot schedule has run.' }),
+  lastRun: z.strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() }).optional(),
+});
+export type ScheduleView = z.infer<typeof scheduleViewSchema>;

@@ -1,0 +1,144 @@
+/**
+ * Turns without a client (docs/background.md): `Prefer: respond-async`, the turn's state and answer,
+ * and signed webhooks for every turn's end, checked by the published `standardwebhooks` verifier in a
+ * stand-in receiver on loopback, retried with the same `webhook-id`, across an eviction.
+ */
+import { abortAllDurableObjects } from 'cloudflare:test';
+import { describe, expect, it, vi } from 'vitest';
+import { turnViewSchema, deliveryListSchema } from '../../src/api/background-responses';
+import { acceptedTurnSchema, turnBodySchema } from '../../src/api/responses';
+import { fetchWorker, newSessionId, readSse, turn, user } from '../helpers/api';
+import { delivered, hooksOf } from '../helpers/hooks';
+
+const post = (sessionId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  fetchWorker(`/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const getTurn = async (sessionId: string, turnId: string) => (await fetchWorker(`/sessions/${sessionId}/turns/${turnId}`)).json() as Promise<any>;
+const ended = (sessionId: string, turnId: string) =>
+  vi.waitFor(
+    async () => {
+      const view = await getTurn(sessionId, turnId);
+      expect(['finished', 'cancelled', 'failed']).toContain(view.status);
+      return view;
+    },
+    { timeout: 8000, interval: 50 },
+  );
+
+describe('Prefer: respond-async', () => {
+  it('answers 202 at once in any stream mode; the turn runs to its end; its state and answer are read later', async () => {
+    for (const stream of ['none', 'delta']) {
+      const id = newSessionId('bg');
+      const response = await post(id, { messages: [user('slowly')], model: 'openai:script/slow', stream }, { prefer: 'respond-async, wait=10' });
+      expect(response.status).toBe(202);
+      expect(response.headers.get('preference-applied')).toBe('respond-async');
+      const accepted = acceptedTurnSchema.parse(await response.json());
+      expect(accepted).toEqual({ turnId: expect.stringMatching(/^turn_/), status: 'running' });
+      expect(turnViewSchema.parse(await getTurn(id, accepted.turnId))).toEqual({ turnId: accepted.turnId, status: 'running' });
+      const view = turnViewSchema.parse(await ended(id, accepted.turnId));
+      expect(view).toMatchObject({ status: 'finished', stopReason: 'end_turn', turnId: accepted.turnId });
+      // What stream "none" would have answered, with its ids.
+      const { status: _status, ...body } = view;
+      expect(turnBodySchema.parse(body).messages).toEqual([expect.objectContaining({ role: 'assistant', id: 'msg_2', parentId: 'msg_1' })]);
+      // Its events follow at the resume route as usual.
+      const events = await readSse(await fetchWorker(`/sessions/${id}/turns/${accepted.turnId}/events`));
+      expect(events.at(-1)).toMatchObject({ event: 'turn_stop', data: { stopReason: 'end_turn' } });
+    }
+  });
+
+  it('queues behind a running turn with ifBusy enqueue, and reports queued, then its end', async () => {
+    const id = newSessionId('bg-queue');
+    const first = acceptedTurnSchema.parse(await (await post(id, { messages: [user('slowly')], model: 'openai:script/slow' }, { prefer: 'respond-async' })).json());
+    const second = await post(id, { messages: [user('then this')], ifBusy: 'enqueue' }, { prefer: 'respond-async' });
+    expect(second.status).toBe(202);
+    const queued = acceptedTurnSchema.parse(await second.json());
+    expect(queued).toMatchObject({ status: 'queued', position: 1 });
+    expect(await getTurn(id, queued.turnId)).toEqual({ turnId: queued.turnId, status: 'queued' });
+    expect((await ended(id, first.turnId)).status).toBe('finished');
+    expect((await ended(id, queued.turnId)).status).toBe('finished');
+  });
+
+  it('reports a cancelled turn cancelled, and a failed one failed with its error', async () => {
+    const id = newSessionId('bg-stop');
+    const slow = acceptedTurnSchema.parse(await (await post(id, { messages: [user('slowly')], model: 'openai:script/slow' }, { prefer: 'respond-async' })).json());
+    await fetchWorker(`/sessions/${id}/turns/${slow.turnId}/cancel`, { method: 'POST' });
+    expect(await ended(id, slow.turnId)).toMatchObject({ status: 'cancelled', error: { code: 'cancelled' } });
+    const failing = acceptedTurnSchema.parse(await (await post(id, { messages: [user('demo:error')] }, { prefer: 'respond-async' })).json());
+    expect(await ended(id, failing.turnId)).toMatchObject({ status: 'failed', stopReason: 'error', error: { code: expect.any(String) } });
+  });
+
+  it('answers 404 for a turn the session does not have', async () => {
+    const id = newSessionId('bg-404');
+    await turn(id, { messages: [user('hello')] });
+    expect((await fetchWorker(`/sessions/${id}/turns/turn_000000000000000000000000`)).status).toBe(404);
+    expect((await fetchWorker(`/sessions/${id}/turns/nope`)).status).toBe(404);
+  });
+});
+
+describe('webhooks', () => {
+  it('sends turn.completed, signed so that the published verifier accepts it, with the turn’s usage', async () => {
+    const id = newSessionId('hook-done');
+    const answer = await turn(id, { messages: [user('hello')] });
+    const [hook] = await delivered(id, 1);
+    expect(hook).toMatchObject({ verified: true, answered: 204, type: 'turn.completed', webhookId: expect.stringMatching(/^msg_/) });
+    const body = JSON.parse(hook!.body);
+    expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
+    expect(body.data).toEqual({ userId: 'local', sessionId: id, turnId: (answer.body as any).turnId, stopReason: 'end_turn', usage: expect.objectContaining({ inputTokens: expect.any(Number) }) });
+    expect(Math.abs(Number(hook!.timestamp) * 1000 - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('sends turn.requires_action with the pending calls; the later answer resumes the turn, and its end sends turn.completed', async () => {
+    const id = newSessionId('hook-approve');
+    await turn(id, { messages: [user('remember the door code')] });
+    const [asked] = await delivered(id, 1);
+    expect(asked).toMatchObject({ verified: true, type: 'turn.requires_action' });
+    expect(asked!.data.stopReason).toBe('tool_use');
+    const [call] = asked!.data.pendingToolCalls;
+    expect(call).toEqual({ toolCallId: expect.any(String), name: 'memory_save', input: { text: 'the door code' }, awaiting: 'permission' });
+    // Whatever got the webhook answers, hours later, with no client online before.
+    const answered = await post(id, { messages: [{ role: 'tool_permission', toolCallId: call.toolCallId, granted: true }] }, { prefer: 'respond-async' });
+    expect(answered.status).toBe(202);
+    const hooks = await delivered(id, 2);
+    expect(hooks.at(-1)).toMatchObject({ verified: true, type: 'turn.completed', data: { stopReason: 'end_turn' } });
+  });
+
+  it('sends turn.failed for an error and for a cancel', async () => {
+    const id = newSessionId('hook-fail');
+    await turn(id, { messages: [user('demo:error')] });
+    const slow = acceptedTurnSchema.parse(await (await post(id, { messages: [user('slowly')], model: 'openai:script/slow' }, { prefer: 'respond-async' })).json());
+    await fetchWorker(`/sessions/${id}/turns/${slow.turnId}/cancel`, { method: 'POST' });
+    const hooks = await delivered(id, 2);
+    expect(hooks.map((hook) => [hook.type, hook.data.error?.code])).toEqual([
+      ['turn.failed', expect.any(String)],
+      ['turn.failed', 'cancelled'],
+    ]);
+  });
+
+  it('retries a delivery the receiver refuses, with the same webhook-id, and lists every attempt', async () => {
+    const id = newSessionId('hookfail-2');
+    await turn(id, { messages: [user('hello')] });
+    const hooks = await delivered(id, 1);
+    expect(hooks.map((hook) => hook.answered)).toEqual([503, 503, 204]);
+    expect(new Set(hooks.map((hook) => hook.webhookId)).size).toBe(1);
+    expect(hooks.every((hook) => hook.verified)).toBe(true);
+    // Each attempt is signed for its own time.
+    expect(hooks[2]!.at - hooks[0]!.at).toBeGreaterThanOrEqual(300); // 100 ms, then 200 ms
+    const deliveries = deliveryListSchema.parse(await (await fetchWorker(`/sessions/${id}/deliveries`)).json()).deliveries;
+    expect(deliveries).toEqual([expect.objectContaining({ webhookId: hooks[0]!.webhookId, type: 'turn.completed', state: 'delivered' })]);
+    expect(deliveries[0]!.attempts.map((attempt) => attempt.status)).toEqual([503, 503, 204]);
+  });
+
+  it('delivers after an eviction between two attempts', async () => {
+    const id = newSessionId('hookfail-1');
+    await turn(id, { messages: [user('hello')] });
+    await vi.waitFor(async () => expect(await hooksOf(id)).toHaveLength(1), { timeout: 5000, interval: 20 });
+    // The retry waits in storage; the object goes before it is sent.
+    await abortAllDurableObjects();
+    const hooks = await delivered(id, 1);
+    expect(hooks.map((hook) => hook.answered)).toEqual([503, 204]);
+    expect(hooks[0]!.webhookId).toBe(hooks[1]!.webhookId);
+  });
+
+  it('refuses the deliveries of a session that does not exist', async () => {
+    expect((await fetchWorker(`/sessions/${newSessionId('none')}/deliveries`)).status).toBe(404);
+    expect((await fetchWorker(`/sessions/${newSessionId('none')}/deliveries`, { method: 'POST' })).status).toBe(405);
+  });
+});

@@ -1,0 +1,20 @@
+/** What the stand-in webhook receiver recorded (test/helpers/webhook-receiver.ts), read from inside workerd. */
+import { inject, vi, expect } from 'vitest';
+import type { ReceivedHook } from './webhook-receiver';
+
+/** Every attempt the receiver got for a session, in order. */
+export async function hooksOf(sessionId: string): Promise<ReceivedHook[]> {
+  return (await fetch(`${inject('webhookUrl')}/received?session=${encodeURIComponent(sessionId)}`)).json() as Promise<ReceivedHook[]>;
+}
+
+/** Waits until the receiver has taken (answered 2xx) `count` webhooks of a session; returns every attempt. */
+export async function delivered(sessionId: string, count: number, timeout = 8000): Promise<ReceivedHook[]> {
+  return vi.waitFor(
+    async () => {
+      const hooks = await hooksOf(sessionId);
+      expect(hooks.filter((hook) => hook.answered < 300)).toHaveLength(count);
+      return hooks;
+    },
+    { timeout, interval: 50 },
+  );
+}

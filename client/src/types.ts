@@ -120,7 +120,11 @@ export type MessagesPage = { messages: (StoredMessage | CompactionMarker)[]; nex
 export type Branch = { leafId: string; active: boolean; messageCount: number; updatedAt: string; forkPointId?: string };
 export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
 /** A turn accepted while another ran (`202`): queued, with its place from 1, or steered into the running turn. */
-export type AcceptedTurn = { turnId: string; status: 'queued'; position: number } | { turnId: string; status: 'steered' };
+export type AcceptedTurn =
+  | { turnId: string; status: 'queued'; position: number }
+  | { turnId: string; status: 'steered' }
+  /** `Prefer: respond-async` (`turns.background`): the turn runs, or (a retried key) ran, without its client. */
+  | { turnId: string; status: 'running' | 'finished' | 'cancelled' | 'failed' };
 export type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 
 /** A session in its user's list (`GET /sessions`). */

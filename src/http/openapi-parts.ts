@@ -20,7 +20,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '403': 'The request names another user than the token.',
   '404': 'No such session, turn, message or branch (for this user).',
   '405': 'Another method than the route takes.',
-  '409': 'A turn runs in the session (`session_busy`, `details.runningTurnId`), its queue is full (`queue_full`), calls are still owed (`details.pendingToolCallIds`), or the id a fork asks for is taken (`session_exists`).',
+  '409': 'A turn runs in the session (`session_busy`, `details.runningTurnId`), its queue is full (`queue_full`), calls are still owed (`details.pendingToolCallIds`), the id a fork asks for is taken (`session_exists`), or the session has its 16 schedules (`too_many_schedules`).',
   '410': 'The events of a turn that ended more than 24 h ago.',
   '413': 'A body over 10 MiB.',
   '415': 'A body not sent as JSON.',

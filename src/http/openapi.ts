@@ -14,6 +14,7 @@ import { harnessEventSchemas } from '../protocol/harness-events';
 import { errors, json, named, queryParameters, schemaOf, sessionId, sse, sseEvent, sseMedia, turnId, type Json } from './openapi-parts';
 import { sessionPaths } from './openapi-sessions';
 import { userPaths } from './openapi-users';
+import { backgroundPaths } from './openapi-background';
 
 const turnEvents = Object.fromEntries(Object.entries(turnEventSchemas).map(([name, schema]) => [name, schemaOf(schema, 'output')]));
 const PI_EVENTS = ['agent_start', 'turn_start', 'message_start', 'message_update', 'message_end', 'tool_execution_start', 'tool_execution_end', 'turn_end', 'agent_end'];
@@ -54,7 +55,7 @@ function buildDocument(): Json {
       },
     },
     security: [{ bearer: [] }],
-    paths: { ...turnPaths(), ...sessionPaths(), ...userPaths(), ...doorPaths(), ...servicePaths() },
+    paths: { ...turnPaths(), ...backgroundPaths(), ...sessionPaths(), ...userPaths(), ...doorPaths(), ...servicePaths() },
   };
 }
 
@@ -70,6 +71,7 @@ function turnPaths(): Json {
         parameters: [
           sessionId,
           { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
+          { name: 'Prefer', in: 'header', required: false, description: '`respond-async` (RFC 7240): `202 {turnId, status}` at once, in any stream mode; the turn runs without its client (docs/background.md).', schema: { type: 'string' } },
         ],
         requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema, 'input') } } },
         responses: {

@@ -81,7 +81,7 @@ describe('webhooks', () => {
     expect(hook).toMatchObject({ verified: true, answered: 204, type: 'turn.completed', webhookId: expect.stringMatching(/^msg_/) });
     const body = JSON.parse(hook!.body);
     expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
-    expect(body.data).toEqual({ userId: 'local', sessionId: id, turnId: (answer.body as any).turnId, stopReason: 'end_turn', usage: expect.objectContaining({ inputTokens: expect.any(Number) }) });
+    expect(body.data).toEqual({ userId: 'local', sessionId: id, turnId: (answer as any).body.turnId, stopReason: 'end_turn', usage: expect.objectContaining({ inputTokens: expect.any(Number) }) });
     expect(Math.abs(Number(hook!.timestamp) * 1000 - Date.now())).toBeLessThan(60_000);
   });
 

@@ -1,10 +1,12 @@
 /** What the stand-in webhook receiver recorded (test/helpers/webhook-receiver.ts), read from inside workerd. */
-import { inject, vi, expect } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { expect, vi } from 'vitest';
 import type { ReceivedHook } from './webhook-receiver';
 
 /** Every attempt the receiver got for a session, in order. */
 export async function hooksOf(sessionId: string): Promise<ReceivedHook[]> {
-  return (await fetch(`${inject('webhookUrl')}/received?session=${encodeURIComponent(sessionId)}`)).json() as Promise<ReceivedHook[]>;
+  const receiver = env.WEBHOOK_URL!.replace(/\/hook$/, '');
+  return (await fetch(`${receiver}/received?session=${encodeURIComponent(sessionId)}`)).json() as Promise<ReceivedHook[]>;
 }
 
 /** Waits until the receiver has taken (answered 2xx) `count` webhooks of a session; returns every attempt. */

@@ -7,7 +7,7 @@
 import { errorOf, TurnsApiError } from './errors.js';
 import { runExchange, type RunOptions, type RunResult } from './run.js';
 import { readTurnEvents } from './sse.js';
-import type { AcceptedTurn, Branch, CancelledTurn, ExportLine, IfBusy, MessagesPage, Session, SessionList, TurnBody, TurnEvent, TurnInput, UsageReport, UserView } from './types.js';
+import type { AcceptedTurn, Branch, CancelledTurn, Delivery, ExportLine, IfBusy, MessagesPage, Schedule, ScheduleInput, Session, SessionList, TurnBody, TurnEvent, TurnInput, TurnView, UsageReport, UserView } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */
@@ -119,6 +119,16 @@ export function createClient(options: ClientOptions) {
       delete: async (sessionId: string): Promise<void> => {
         await call(session(sessionId), { method: 'DELETE' });
       },
+      /** The session's last 50 webhook deliveries, with each attempt. */
+      deliveries: async (sessionId: string): Promise<Delivery[]> => (await json<{ deliveries: Delivery[] }>(`${session(sessionId)}/deliveries`)).deliveries,
+    },
+    /** Turns that run at a time or on a cron, with no client (their ends go to the webhook). */
+    schedules: {
+      create: (sessionId: string, schedule: ScheduleInput) => json<{ scheduleId: string; nextRunAt: string }>(`${session(sessionId)}/schedules`, { method: 'POST', body: JSON.stringify(schedule) }),
+      list: async (sessionId: string): Promise<Schedule[]> => (await json<{ schedules: Schedule[] }>(`${session(sessionId)}/schedules`)).schedules,
+      delete: async (sessionId: string, scheduleId: string): Promise<void> => {
+        await call(`${session(sessionId)}/schedules/${encodeURIComponent(scheduleId)}`, { method: 'DELETE' });
+      },
     },
     turns: {
       /** One turn, answered as one JSON body when it stops. */
@@ -146,6 +156,15 @@ export function createClient(options: ClientOptions) {
       /** A turn's events after `after` (an event id), then live to its end. */
       follow,
       cancel: (sessionId: string, turnId: string) => json<CancelledTurn>(`${session(sessionId)}/turns/${turnId}/cancel`, { method: 'POST' }),
+      /** A turn that runs without its client (`Prefer: respond-async`): its id and state at once; its end goes to the webhook. */
+      background: (sessionId: string, input: TurnInput & { ifBusy?: IfBusy }, opts: { idempotencyKey?: string } = {}) =>
+        json<AcceptedTurn>(`${session(sessionId)}/turns`, {
+          method: 'POST',
+          body: JSON.stringify(input),
+          headers: { prefer: 'respond-async', ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}) },
+        }),
+      /** A turn's state; once it ended, what a JSON turn would have answered. */
+      get: (sessionId: string, turnId: string) => json<TurnView>(`${session(sessionId)}/turns/${turnId}`),
     },
     /** The caller's own: their usage per UTC day and model, their view, their export and their erasure. */
     me: {

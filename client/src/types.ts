@@ -162,3 +162,33 @@ export type ExportLine =
   | ({ type: 'message'; sessionId: string; id: string; parentId?: string; createdAt: string } & HistoryMessage)
   | { type: 'note'; sessionId: string; id: number; text: string; savedAt: string }
   | ({ type: 'rule'; sessionId: string } & PermissionRule);
+
+/** A turn's state (`GET .../turns/{turnId}`); once ended, what a JSON turn answers. */
+export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' };
+
+/** A webhook delivery of the session, with each attempt (`status`: the receiver's answer). */
+export type Delivery = {
+  webhookId: string;
+  type: 'turn.completed' | 'turn.requires_action' | 'turn.failed';
+  turnId: string;
+  state: 'pending' | 'delivered' | 'failed';
+  createdAt: string;
+  attempts: { at: string; status?: number; error?: string }[];
+};
+
+/** A schedule: exactly one of `at` (ISO 8601 with its offset) and `cron` (five fields, in `timezone`, UTC by default). */
+export type ScheduleInput = {
+  messages: (UserMessage | SystemMessage)[];
+  at?: string;
+  cron?: string;
+  timezone?: string;
+  tools?: ClientTool[];
+  model?: string;
+};
+export type Schedule = Omit<ScheduleInput, 'model'> & {
+  scheduleId: string;
+  model: string;
+  createdAt: string;
+  nextRunAt: string | null;
+  lastRun?: { turnId: string; status: string; stopReason?: string };
+};

@@ -14,6 +14,7 @@ export const WEBHOOK_TEST_SECRET = `whsec_${Buffer.from('the-test-webhook-secret
 export type ReceivedHook = {
   webhookId: string;
   timestamp: string;
+  signature: string;
   verified: boolean;
   answered: number;
   type?: string;
@@ -50,7 +51,7 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
       attempts.set(webhookId, attempt);
       const failures = Number(/^hookfail-(\d+)-/.exec(payload?.data?.sessionId ?? '')?.[1] ?? 0);
       const answered = !verified ? 401 : attempt <= failures ? 503 : 204;
-      received.push({ webhookId, timestamp: headers['webhook-timestamp'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now() });
+      received.push({ webhookId, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now() });
       response.statusCode = answered;
       response.end();
     });

@@ -161,7 +161,8 @@ export type ExportLine =
   | ({ type: 'session' } & SessionEntry)
   | ({ type: 'message'; sessionId: string; id: string; parentId?: string; createdAt: string } & HistoryMessage)
   | { type: 'note'; sessionId: string; id: number; text: string; savedAt: string }
-  | ({ type: 'rule'; sessionId: string } & PermissionRule);
+  | ({ type: 'rule'; sessionId: string } & PermissionRule)
+  | ({ type: 'schedule'; sessionId: string } & Schedule);
 
 /** A turn's state (`GET .../turns/{turnId}`); once ended, what a JSON turn answers. */
 export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' };

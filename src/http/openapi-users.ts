@@ -41,7 +41,7 @@ export function userPaths(): Json {
       get: {
         operationId: 'exportMe',
         summary: 'Everything the caller has, as JSON lines, streamed',
-        description: 'For each session: a `{"type":"session", ...}` line (the fields of the list), then a `{"type":"message", "sessionId", "id", "parentId"?, "createdAt", ...}` line per message of every branch, then its `note` and `rule` lines.',
+        description: 'For each session: a `{"type":"session", ...}` line (the fields of the list), then a `{"type":"message", "sessionId", "id", "parentId"?, "createdAt", ...}` line per message of every branch, then its `note`, `rule` and `schedule` lines.',
         responses: { '200': { description: 'JSON lines.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors('401', '500') },
       },
     },

@@ -172,7 +172,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   async createSchedule(sessionId: string, spec: ScheduleRequest & { model: string }): Promise<Result<{ scheduleId: string; nextRunAt: string }>> {
-    return guard(async () => this.parts.schedules.create(sessionId, spec));
+    return guard(() => this.told(this.parts.schedules.create(sessionId, spec)));
   }
 
   async getSchedules(): Promise<Result<{ schedules: ScheduleView[] }>> {
@@ -187,7 +187,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** This session's lines of its user's export. */
   async exportForUser(sessionId: string): Promise<Result<Stream>> {
-    return guard(async () => ({ body: exportSession(this.existing(), sessionId, this.parts.runner.runningTurnId !== undefined) }));
+    return guard(async () => ({ body: exportSession(this.existing(), sessionId, this.parts.runner.runningTurnId !== undefined, () => this.parts.schedules.list()) }));
   }
 
   /** Erases the session for its user's erasure: a running turn is stopped first, not waited for. */

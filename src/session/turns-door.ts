@@ -141,7 +141,10 @@ export async function turnView(session: Session, turn: TurnRow): Promise<TurnVie
   if (!turn.eventsPruned) {
     const answered = await session.runner.follow(turn, 'none', 0, finish).result();
     // The encoder's body is the turns API's JSON answer, whose schema (`turnBodySchema`) the tests hold it to.
-    if (answered.kind === 'json') return { ...answered.body, status } as TurnView;
+    if (answered.kind === 'json') {
+      const { turnId, ...body } = answered.body;
+      return { turnId, status, ...body } as TurnView;
+    }
   }
   // Its events are no longer kept: what it stored, and how it stopped.
   const messages = identify(session.stores.history, session.stores.history.turnRows(turn.turnId)).filter((message) => message.role === 'assistant' || message.role === 'tool');

@@ -58,6 +58,8 @@ export class Webhooks {
     };
     const body = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
     this.host.deliveries.add(newId('msg'), type, end.turnId, body, now);
+    // Should this instance go before the first attempt is answered, the alarm tries it again.
+    this.host.wake(now + ATTEMPT_TIMEOUT_MS + 1000);
     this.send();
   }
 

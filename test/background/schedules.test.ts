@@ -108,6 +108,9 @@ describe('schedules', () => {
     expect((await fetchWorker(`/sessions/${id}/schedules/${ids[0]}`, { method: 'DELETE' })).status).toBe(404);
     expect((await fetchWorker(`/sessions/${id}/schedules/nope`, { method: 'DELETE' })).status).toBe(404);
     expect(await schedules(id)).toHaveLength(MAX_SCHEDULES - 1);
+    // The user's export holds them.
+    const lines = (await (await fetchWorker('/users/me/export')).text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.type === 'schedule' && line.sessionId === id)).toHaveLength(MAX_SCHEDULES - 1);
     expect((await fetchWorker(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await fetchWorker(`/sessions/${id}/schedules`)).status).toBe(404);
   });

@@ -9,6 +9,7 @@ import { turnViewSchema, deliveryListSchema } from '../../src/api/background-res
 import { acceptedTurnSchema, turnBodySchema } from '../../src/api/responses';
 import { fetchWorker, newSessionId, readSse, turn, user } from '../helpers/api';
 import { delivered, hooksOf } from '../helpers/hooks';
+import { complete, openSocket } from '../helpers/socket';
 
 const post = (sessionId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   fetchWorker(`/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -135,6 +136,29 @@ describe('webhooks', () => {
     const hooks = await delivered(id, 1);
     expect(hooks.map((hook) => hook.answered)).toEqual([503, 204]);
     expect(hooks[0]!.webhookId).toBe(hooks[1]!.webhookId);
+  });
+
+  it('sends the end of a turn of every door: the Harness, AG-UI, the socket, a sub-agent', async () => {
+    const harness = newSessionId('hook-harness');
+    await (await fetchWorker('/harness/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: harness, userId: 'local', input: 'hello' }) })).text();
+    expect((await delivered(harness, 1))[0]).toMatchObject({ verified: true, type: 'turn.completed' });
+    const agui = newSessionId('hook-agui');
+    await readSse(
+      await fetchWorker('/ag-ui', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ threadId: agui, runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hello' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+      }),
+    );
+    expect((await delivered(agui, 1))[0]).toMatchObject({ verified: true, type: 'turn.completed' });
+    const socketId = newSessionId('hook-socket');
+    await complete(await openSocket(socketId), 'hello');
+    expect((await delivered(socketId, 1))[0]).toMatchObject({ verified: true, type: 'turn.completed' });
+    const parent = newSessionId('hook-parent');
+    await turn(parent, { messages: [user('call agent_spawn {"agentId":"helper","task":"hello","expose_to_user":true}')] });
+    const child = ((await (await fetchWorker('/sessions')).json()) as any).sessions.find((entry: any) => entry.parentSessionId === parent);
+    expect((await delivered(child.sessionId, 1))[0]).toMatchObject({ verified: true, type: 'turn.completed', data: { sessionId: child.sessionId } });
+    expect((await delivered(parent, 1))[0]).toMatchObject({ verified: true, type: 'turn.completed' });
   });
 
   it('refuses the deliveries of a session that does not exist', async () => {

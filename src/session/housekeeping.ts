@@ -23,7 +23,7 @@ export type AlarmJob = { runDue(): Promise<void> | void; waiting(): boolean };
 
 export class Housekeeping {
   private turnsSincePrune = 0;
-  /** When the alarm fires, as far as this instance set it (unknown after a wake: the first turn sets it). */
+  /** When the alarm fires: as this instance set it, or as it found it when it woke (`knownAlarm`). */
   private alarmAt: number | undefined;
 
   constructor(
@@ -35,28 +35,23 @@ export class Housekeeping {
     private readonly jobs: AlarmJob[],
   ) {}
 
-  /** Wakes run one after another: each reads what the one before set. */
-  private waking: Promise<void> = Promise.resolve();
+  /** The alarm a former instance set, read when this one wakes: a later time must never push it back. */
+  knownAlarm(at: number | null): void {
+    this.alarmAt = at ?? undefined;
+  }
 
-  /**
-   * The alarm fires by `at`; an earlier one stays. After a wake this instance does not know the
-   * alarm a former one set, so it reads it first: a later time must never push an earlier one back.
-   */
+  /** The alarm fires by `at`; an earlier one stays. */
   wake(at: number): void {
-    this.waking = this.waking
-      .then(async () => {
-        this.alarmAt ??= (await this.storage.getAlarm()) ?? undefined;
-        if (this.alarmAt !== undefined && this.alarmAt > Date.now() && this.alarmAt <= at) return;
-        await this.setAlarm(at);
-      })
-      // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
-      .catch((error: unknown) => console.warn('no alarm set', error));
+    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
+    this.setAlarm(at).catch((error: unknown) => console.warn('no alarm set', error));
   }
 
   /** A turn started: the alarm keeps the object awake while it runs. */
   keepAwake(): void {
     const now = Date.now();
-    if (this.alarmAt !== undefined && this.alarmAt > now && this.alarmAt <= now + KEEPALIVE_MS) return;
+    // An alarm due sooner (a retry, a schedule; or one past due, about to fire) serves as the keepalive.
+    if (this.alarmAt !== undefined && this.alarmAt <= now + KEEPALIVE_MS) return;
     void this.setAlarm(now + KEEPALIVE_MS);
   }
 
@@ -78,7 +73,6 @@ export class Housekeeping {
     if (this.turnRunning()) return;
     const nextEnd = this.stores.turns.prune(Date.now() - EVENT_LOG_RETENTION_MS, EVENT_LOG_MAX_TURNS);
     if (nextEnd !== undefined) return this.wake(nextEnd + EVENT_LOG_RETENTION_MS);
-    await this.waking;
     if (this.alarmAt === undefined && !this.jobs.some((job) => job.waiting())) await this.deleteAlarm();
   }
 

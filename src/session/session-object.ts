@@ -46,6 +46,7 @@ export class SessionObject extends DurableObject<Env> {
     super(ctx, env);
     this.parts = assemble(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
+      this.parts.housekeeping.knownAlarm(await ctx.storage.getAlarm());
       this.parts.stores.meta.migrate();
       // A fresh instance has no turn in memory: any turn storage calls running was cut short. Its
       // user's list, which may show it running, learns that it ended; the webhook, that it failed.

@@ -3,7 +3,7 @@
  * its time as an enqueued turn, stored and sent to the webhook like any turn; bounded, erased with the
  * session; bad ones refused with 400 and nothing stored. The cron's times are the library's answer.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { Cron } from 'croner';
 import { describe, expect, it, vi } from 'vitest';
@@ -57,6 +57,18 @@ describe('schedules', () => {
     await vi.waitFor(async () => expect((await schedules(id))[0].lastRun).toMatchObject({ status: 'finished', stopReason: 'end_turn' }), { timeout: 8000 });
     const users = ((await (await fetchWorker(`/sessions/${id}/messages?limit=100`)).json()) as any).messages.filter((message: any) => message.role === 'user');
     expect(users.map((message: any) => message.content)).toEqual(['hello', 'slowly', 'every minute']);
+  });
+
+  it('fires on time after a restart, though a turn in the new instance asked for its keepalive alarm later', async () => {
+    const id = newSessionId('restart');
+    const at = new Date(Date.now() + 2500).toISOString();
+    expect((await schedule(id, { messages: [user('on time')], at })).status).toBe(201);
+    await abortAllDurableObjects();
+    // The new instance runs a turn, which keeps the object awake with an alarm 30 s away.
+    await turn(id, { messages: [user('hello')] });
+    const hooks = await delivered(id, 2, 8000);
+    const fired = hooks.find((hook) => hook.type === 'turn.completed' && hook.at >= Date.parse(at));
+    expect(fired!.at).toBeLessThan(Date.parse(at) + 5000);
   });
 
   it('takes the next time of a cron across a daylight-saving change from the library', () => {

@@ -186,7 +186,9 @@ describe('one running turn at a time', () => {
 describe('routes and methods', () => {
   it('404 not_found for an unknown route', async () => {
     await expectError(await fetchWorker('/nowhere'), 404, 'not_found');
-    await expectError(await fetchWorker('/sessions/a/turns/b'), 404, 'not_found');
+    await expectError(await fetchWorker('/sessions/a/turns/b/c'), 404, 'not_found');
+    // A turn id that is not one is no turn of the session.
+    await expectError(await fetchWorker('/sessions/a/turns/b'), 404, 'turn_not_found');
   });
 
   it.each([

@@ -12,6 +12,7 @@ import { hasQuota, overQuota, quotaMessage, utcDay, type DayTotals, type QuotaRe
 import type { Report } from '../users/reports';
 import type { ReportAnswer } from '../users/user-object';
 import { newId } from '../lib/ids';
+import { SingleFlight } from '../lib/single-flight';
 import type { Outbox } from './store/outbox';
 import type { SessionMeta } from './store/meta';
 import type { SessionStores } from './store/stores';
@@ -48,9 +49,9 @@ export class UserLink {
   private known: DayTotals | undefined;
   /** Usage written to the outbox and not yet taken, by row id: the quota counts it already. */
   private readonly unsent = new Map<number, Spent>();
-  private sending: Promise<void> | undefined;
+  /** One send at a time; what is added meanwhile goes in the next. A storage gone with its object (a reset) fails it too: the next instance sends. */
+  private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
   private startTimer: ReturnType<typeof setTimeout> | undefined;
-  private again = false;
 
   constructor(private readonly host: UserLinkHost) {}
 
@@ -109,7 +110,7 @@ export class UserLink {
   async delivered(): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, DELIVERY_WAIT_MS)));
-    await Promise.race([this.sending ?? Promise.resolve(), late]);
+    await Promise.race([this.sending.current ?? Promise.resolve(), late]);
     clearTimeout(timer);
   }
 
@@ -163,42 +164,30 @@ export class UserLink {
   }
 
   /** Sends what waits now (the alarm's part); resolves once the send ended, well or not. */
-  async sendNow(): Promise<void> {
-    this.send();
-    await this.sending;
+  sendNow(): Promise<void> {
+    return this.sending.now();
   }
 
-  /** One send at a time; what is added meanwhile goes in the next. Never rejects. */
   private send(): void {
-    if (this.sending) {
-      this.again = true;
-      return;
-    }
-    this.sending = this.sendAll()
-      // A storage gone with its object (a reset) fails the bookkeeping too: what waits is sent by the next instance.
-      .catch((error: unknown) => console.warn('user reports not sent', error))
-      .finally(() => (this.sending = undefined));
+    this.sending.kick();
   }
 
-  private async sendAll(): Promise<void> {
-    do {
-      this.again = false;
-      const rows = this.host.outbox.waiting();
-      const last = rows.at(-1);
-      if (!last) return;
-      try {
-        const answer = await this.host.user().report(rows.map((row) => row.report));
-        this.host.outbox.taken(last.id);
-        for (const row of rows) this.unsent.delete(row.id);
-        this.answered(answer);
-        if (this.host.outbox.size() > 0) this.again = true;
-      } catch (error) {
-        const attempts = this.host.outbox.failed(last.id);
-        console.warn('user report failed; retried by the alarm', attempts, error);
-        this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1)));
-        return;
-      }
-    } while (this.again);
+  /** One batch of the outbox; a failure waits for the alarm, with a backoff. */
+  private async sendBatch(): Promise<void> {
+    const rows = this.host.outbox.waiting();
+    const last = rows.at(-1);
+    if (!last) return;
+    try {
+      const answer = await this.host.user().report(rows.map((row) => row.report));
+      this.host.outbox.taken(last.id);
+      for (const row of rows) this.unsent.delete(row.id);
+      this.answered(answer);
+      if (this.host.outbox.size() > 0) this.send();
+    } catch (error) {
+      const attempts = this.host.outbox.failed(last.id);
+      console.warn('user report failed; retried by the alarm', attempts, error);
+      this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1)));
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import type { PendingToolCall, StopReason, TurnError } from '../agent/events';
 import type { Usage } from '../agent/usage';
 import type { Config } from '../config';
 import { newId } from '../lib/ids';
+import { SingleFlight } from '../lib/single-flight';
 import type { DeliveryRow, WebhookDeliveries } from './store/webhook-deliveries';
 
 export type WebhookType = 'turn.completed' | 'turn.requires_action' | 'turn.failed';
@@ -38,8 +39,8 @@ export function webhookType(stopReason: StopReason): WebhookType {
 }
 
 export class Webhooks {
-  private sending: Promise<void> | undefined;
-  private again = false;
+  /** One send at a time; deliveries added meanwhile go in the next. */
+  private readonly sending = new SingleFlight(() => this.sendBatch(), 'webhooks not sent');
 
   constructor(private readonly host: WebhookHost) {}
 
@@ -60,35 +61,22 @@ export class Webhooks {
     this.host.deliveries.add(newId('msg'), type, end.turnId, body, now);
     // Should this instance go before the first attempt is answered, the alarm tries it again.
     this.host.wake(now + ATTEMPT_TIMEOUT_MS + 1000);
-    this.send();
+    this.sending.kick();
   }
 
   /** Sends what is due (the alarm's part); resolves once the send ended. Never rejects. */
-  async sendDue(): Promise<void> {
-    this.send();
-    await this.sending;
+  sendDue(): Promise<void> {
+    return this.sending.now();
   }
 
-  private send(): void {
-    if (this.sending) {
-      this.again = true;
-      return;
-    }
-    this.sending = this.sendAll()
-      .catch((error: unknown) => console.warn('webhooks not sent', error))
-      .finally(() => (this.sending = undefined));
-  }
-
-  private async sendAll(): Promise<void> {
+  /** The deliveries due now, a batch at a time; then the alarm is asked for the next one due. */
+  private async sendBatch(): Promise<void> {
     const settings = this.host.settings();
     if (!settings) return;
     const signer = new Webhook(settings.secret);
-    do {
-      this.again = false;
-      const due = this.host.deliveries.due(Date.now(), BATCH);
-      await Promise.all(due.map((row) => this.attempt(row, settings, signer)));
-      if (due.length === BATCH) this.again = true;
-    } while (this.again);
+    const due = this.host.deliveries.due(Date.now(), BATCH);
+    await Promise.all(due.map((row) => this.attempt(row, settings, signer)));
+    if (due.length === BATCH) this.sending.kick();
     const next = this.host.deliveries.nextDue();
     if (next !== undefined) this.host.wake(next);
   }

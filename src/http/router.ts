@@ -12,6 +12,7 @@ import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/user
 import { postAgui } from './routes/agui';
 import { postHarnessChat } from './routes/harness';
 import { postPiStream } from './routes/pi-stream';
+import { handleMcp } from './routes/mcp';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurn, getTurnEvents, postTurn } from './routes/turns';
 import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
@@ -31,6 +32,8 @@ router
   .get('/openapi.json', () => Response.json(openApiDocument()))
   // The playground is a static asset; the root leads to it.
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
+  // The MCP door authenticates on its own, and its transport answers each method (docs/mcp.md).
+  .all('/mcp', handleMcp)
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.
   .all('/api/stream', postPiStream)
   // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.

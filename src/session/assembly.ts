@@ -13,6 +13,7 @@ import { ownerOfObjectName, sessionObject, userObject } from '../users/owner';
 import { quotaError } from '../users/quota';
 import { eraseForUser } from './erasure';
 import { Housekeeping } from './housekeeping';
+import { closeCutTurns } from './recovery';
 import { SocketDoor } from './socket-door';
 import { closeQuietly, SocketHub } from './socket-hub';
 import { Outbox } from './store/outbox';
@@ -109,6 +110,21 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     broadcast: (frame) => hub.broadcast(frame),
   });
   return Object.assign(parts, { runner, queue, door, titles, housekeeping, users, webhooks, schedules });
+}
+
+/**
+ * What a fresh instance does before anything else: it learns the alarm a former one set, brings the
+ * schema up to date, and closes the turns storage calls running (cut short: no turn runs in memory).
+ * Their user's list, which may show them running, learns that they ended; the webhook, that they failed.
+ */
+export async function wakeUp(parts: SessionParts, storage: DurableObjectStorage): Promise<void> {
+  parts.housekeeping.knownAlarm(await storage.getAlarm());
+  const { stores, users, webhooks } = parts;
+  stores.meta.migrate();
+  const sessionId = stores.meta.sessionId() ?? '';
+  const cut = closeCutTurns(stores);
+  for (const { turnId, error } of cut) webhooks.turnEnded({ sessionId, turnId, stopReason: 'error', error, usage: emptyUsage() });
+  if (cut.length > 0) users.changed(sessionId, false);
 }
 
 /**

@@ -91,10 +91,10 @@ export function harnessFollower(sessionId: string, format: HarnessFormat, from: 
  * The follower of a sub-agent's run, for the session that spawned it: the internal events
  * themselves, one JSON line each (a stream between two of this service's objects, not a wire format).
  */
-export function eventsFollower(): Follower {
+export function eventsFollower(after = 0): Follower {
   const lines: WireEncoder<SseItem> = { encode: (event) => [{ event: event.type, data: event }] };
   // Read by the calling turn as it comes, never cut: a cut would lose the sub-agent's answer.
-  return sseFollower(lines, 0, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' }, false);
+  return sseFollower(lines, after, { item: ({ data }) => `${JSON.stringify(data)}\n`, heartbeat: '\n' }, false);
 }
 
 function sseFollower(encoder: WireEncoder<SseItem>, after: number, framing?: Framing, bounded = true, queued = false): Follower {

@@ -7,7 +7,6 @@
  * failures return as values (`result.ts`).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { emptyUsage } from '../agent/usage';
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
 import type { SseMode, TurnRequest } from '../api/turn-request';
@@ -17,9 +16,8 @@ import type { PermissionRule } from '../tools/permission-rules';
 import type { HarnessFormat } from '../transport/harness-framing';
 import type { DayTotals } from '../users/quota';
 import { aguiRun } from './agui-door';
-import { assemble, type SessionParts } from './assembly';
+import { assemble, wakeUp, type SessionParts } from './assembly';
 import { aguiFollower, eventsFollower, harnessFollower, queuedFollower, storedSseMode, streamOf } from './followers';
-import { closeCutTurns } from './recovery';
 import { guard, type Result } from './result';
 import type { SocketAttachment } from './socket-door';
 import { activateBranch } from './branching';
@@ -45,17 +43,7 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.parts = assemble(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => {
-      this.parts.housekeeping.knownAlarm(await ctx.storage.getAlarm());
-      this.parts.stores.meta.migrate();
-      // A fresh instance has no turn in memory: any turn storage calls running was cut short. Its
-      // user's list, which may show it running, learns that it ended; the webhook, that it failed.
-      const { stores, users, webhooks } = this.parts;
-      const sessionId = stores.meta.sessionId() ?? '';
-      const cut = closeCutTurns(stores);
-      for (const { turnId, error } of cut) webhooks.turnEnded({ sessionId, turnId, stopReason: 'error', error, usage: emptyUsage() });
-      if (cut.length > 0) users.changed(sessionId, false);
-    });
+    void ctx.blockConcurrencyWhile(() => wakeUp(this.parts, ctx.storage));
   }
 
   // --- the doors: how each reads its request, and which follower listens ---------------------------
@@ -89,6 +77,18 @@ export class SessionObject extends DurableObject<Env> {
     return guard(async () => {
       const door = { sessionId: args.sessionId, model: args.model, ifBusy: args.request.ifBusy, ...(args.sampling ? { sampling: args.sampling } : {}) };
       const admitted = await admit(this.parts, args.request, door, (from) => harnessFollower(args.sessionId, args.format, from), true);
+      return streamOf(followerOf(admitted));
+    });
+  }
+
+  /**
+   * A run for a door that encodes in the Worker (MCP's `chat`): the internal events, one JSON line
+   * each, under the request's policy for a busy session (a queued run streams once it starts).
+   */
+  async startEventsRun(args: { sessionId: string; request: TurnRequest; model: string } & Told): Promise<Result<Stream>> {
+    this.learn(args);
+    return guard(async () => {
+      const admitted = await admit(this.parts, args.request, { sessionId: args.sessionId, model: args.model, ifBusy: args.request.ifBusy }, (from) => eventsFollower(from.after), true);
       return streamOf(followerOf(admitted));
     });
   }

@@ -6,15 +6,14 @@
  * turn starts at most `MAX_SUBAGENTS_PER_TURN` of them: each is a paid model call, and one model
  * answer may ask for any number; the calls past the cap get an error result the model reads.
  */
-import type { AgentEvent } from '../agent/events';
 import { assistantText } from '../api/content';
 import type { Config } from '../config';
 import { newId } from '../lib/ids';
-import { z } from '../lib/zod';
 import type { PermissionRule } from '../tools/permission-rules';
 import { ToolError, type SubagentRunner } from '../tools/types';
 import type { Owner } from '../users/owner';
 import type { DayTotals } from '../users/quota';
+import { eventLines } from './event-lines';
 import type { Result } from './result';
 
 /** What a calling session needs of the child's object. */
@@ -22,9 +21,6 @@ export type ChildSession = {
   runSubagent(args: { sessionId: string; parentSessionId: string; task: string; model: string; rules: PermissionRule[]; today: DayTotals }): Promise<Result<{ body: ReadableStream<Uint8Array> }>>;
   cancelTurn(turnId: string): Promise<unknown>;
 };
-
-/** A line is one internal event: the union is ours, written by `eventsFollower`; the check guards the frame. */
-const eventLineSchema = z.looseObject({ type: z.string() });
 
 export function subagentRunner(caller: {
   sessionId: string;
@@ -71,18 +67,4 @@ export function subagentRunner(caller: {
     }
     return outcome;
   };
-}
-
-/** The internal events of a sub-agent's stream: one JSON line each (written by `eventsFollower`). */
-async function* eventLines(body: ReadableStream<Uint8Array>): AsyncGenerator<AgentEvent> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const lines = buffer.split('\n');
-    buffer = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') yield eventLineSchema.parse(JSON.parse(line)) as AgentEvent;
-  }
 }

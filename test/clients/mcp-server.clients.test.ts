@@ -1,0 +1,69 @@
+/**
+ * The official MCP SDK's client, unchanged, against the agent's MCP server (`POST /mcp`, docs/mcp.md)
+ * under `wrangler dev`: its tools, a plain answer with progress notifications, a session continued, a
+ * permission answered by `answer_tool_call`, the list of sessions, and another user's token refused.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, inject, it } from 'vitest';
+import { mint } from '../helpers/tokens';
+
+const base = inject('workerUrl');
+
+async function connect(token?: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-door-test', version: '1.0.0' });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+const textOf = (result: any): string => result.content.map((part: any) => part.text).join('');
+
+describe('the MCP door, with the SDK’s own client', () => {
+  it('lists its tools, answers a chat with progress notifications, and continues the session', async () => {
+    const client = await connect(await mint({ sub: `mcp-${Date.now()}` }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_tool_call', 'chat', 'get_messages', 'list_sessions']);
+    const progress: { progress: number; message?: string }[] = [];
+    const first = (await client.callTool({ name: 'chat', arguments: { message: 'calculate 2+3' } }, undefined, { onprogress: (note) => progress.push(note) })) as any;
+    expect(first.isError).toBeFalsy();
+    expect(textOf(first)).toContain('calculator: 5');
+    expect(first.structuredContent).toMatchObject({ sessionId: expect.stringMatching(/^mcp-/), turnId: expect.stringMatching(/^turn_/), stopReason: 'end_turn', pendingToolCalls: [] });
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress.map((note) => note.message)).toEqual(expect.arrayContaining(['calculator runs', 'calculator: success']));
+    expect(progress.map((note) => note.progress)).toEqual(progress.map((_, index) => index + 1));
+
+    const sessionId = first.structuredContent.sessionId;
+    await client.callTool({ name: 'chat', arguments: { message: 'hello again', sessionId } });
+    const messages = (await client.callTool({ name: 'get_messages', arguments: { sessionId } })) as any;
+    expect(messages.structuredContent.messages.filter((message: any) => message.role === 'user').map((message: any) => message.content)).toEqual(['calculate 2+3', 'hello again']);
+    const sessions = (await client.callTool({ name: 'list_sessions', arguments: {} })) as any;
+    expect(sessions.structuredContent.sessions.map((entry: any) => entry.sessionId)).toEqual([sessionId]);
+    await client.close();
+  });
+
+  it('asks for a permission in the turn’s answer, and takes it by answer_tool_call', async () => {
+    const client = await connect(await mint({ sub: `mcp-perm-${Date.now()}` }));
+    const asked = (await client.callTool({ name: 'chat', arguments: { message: 'remember the door code' } })) as any;
+    expect(asked.structuredContent).toMatchObject({ stopReason: 'tool_use', pendingToolCalls: [{ name: 'memory_save', awaiting: 'permission', input: { text: 'the door code' } }] });
+    expect(textOf(asked)).toMatch(/memory_save .* waits for your permission/);
+    const { sessionId, pendingToolCalls } = asked.structuredContent;
+    const done = (await client.callTool({ name: 'answer_tool_call', arguments: { sessionId, toolCallId: pendingToolCalls[0].toolCallId, granted: true } })) as any;
+    expect(done.structuredContent).toMatchObject({ stopReason: 'end_turn', pendingToolCalls: [] });
+    expect(textOf(done)).toContain('memory_save');
+    await client.close();
+  });
+
+  it('keeps one user’s sessions from another, and refuses a request without a token', async () => {
+    const alice = await connect(await mint({ sub: `mcp-alice-${Date.now()}` }));
+    const first = (await alice.callTool({ name: 'chat', arguments: { message: 'hello' } })) as any;
+    const bob = await connect(await mint({ sub: `mcp-bob-${Date.now()}` }));
+    const read = (await bob.callTool({ name: 'get_messages', arguments: { sessionId: first.structuredContent.sessionId } })) as any;
+    expect(read.isError).toBe(true);
+    expect(textOf(read)).toMatch(/No session has this id/);
+    expect(((await bob.callTool({ name: 'list_sessions', arguments: {} })) as any).structuredContent.sessions).toEqual([]);
+    await expect(connect()).rejects.toThrow(/401|token/i);
+    await alice.close();
+    await bob.close();
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Every wire format from the same golden event scripts: a plain answer, tools, a suspension, a
  * cancel, an error, a compaction and a sub-agent, each the event stream of a real turn of the loop
- * (the demo model, the built-in tools, fixed ids and clock). Each of the seven encoders must end
+ * (the demo model, the built-in tools, fixed ids and clock). Each encoder must end
  * each script with its own terminal item, once, and give what the snapshot holds: a change to any
  * encoder, or to the loop's events, shows here as a diff to read.
  */
@@ -13,6 +13,7 @@ import type { HistoryMessage } from '../../src/api/content';
 import { createAguiEncoder } from '../../src/protocol/agui-encoder';
 import type { WireEncoder } from '../../src/protocol/encoder';
 import { createHarnessEncoder } from '../../src/protocol/harness-encoder';
+import { createMcpChatEncoder } from '../../src/protocol/mcp-chat-encoder';
 import { createPiEncoder } from '../../src/protocol/pi-encoder';
 import { createPiProxyEncoder } from '../../src/protocol/pi-proxy-encoder';
 import { createSocketEncoder } from '../../src/protocol/socket-encoder';
@@ -72,7 +73,7 @@ async function script({ prompt, history = [], cancel, window }: Scenario): Promi
   return events;
 }
 
-/** The seven encoders, each with the item that must end every turn (`perCall`: every model call). */
+/** The encoders, each with the item that must end every turn (`perCall`: every model call). */
 const ENCODERS: Record<string, { make: () => WireEncoder<unknown>; last: (item: any) => boolean; perCall?: true }> = {
   'turns SSE': { make: () => createTurnsSseEncoder('delta'), last: (item) => item.event === 'turn_stop' },
   'turns JSON': { make: () => createTurnsJsonEncoder(), last: (item) => typeof item.stopReason === 'string' },
@@ -86,6 +87,8 @@ const ENCODERS: Record<string, { make: () => WireEncoder<unknown>; last: (item: 
   'AG-UI': { make: () => createAguiEncoder({ threadId: 's1', runId: 'run1' }), last: (item) => item.type === 'RUN_FINISHED' || item.type === 'RUN_ERROR' },
   // One model call's stream, for pi's own loop: each call ends with `done` or `error`.
   "pi's proxy": { make: () => createPiProxyEncoder(), last: (item) => item.type === 'done' || item.type === 'error', perCall: true },
+  // MCP's chat tool: progress notifications, then the tool's result.
+  'MCP chat': { make: () => createMcpChatEncoder('s1'), last: (item) => item.kind === 'result' },
 };
 
 describe('every encoder, from the same golden scripts', async () => {

@@ -13,6 +13,7 @@ import { postAgui } from './routes/agui';
 import { postHarnessChat } from './routes/harness';
 import { postPiStream } from './routes/pi-stream';
 import { handleMcp } from './routes/mcp';
+import { agentCard, postA2a } from './routes/a2a';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurn, getTurnEvents, postTurn } from './routes/turns';
 import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
@@ -32,6 +33,10 @@ router
   .get('/openapi.json', () => Response.json(openApiDocument()))
   // The playground is a static asset; the root leads to it.
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
+  // The A2A door (docs/a2a.md): its card is public; its endpoint authenticates on its own.
+  .get('/.well-known/agent-card.json', agentCard)
+  .post('/a2a', postA2a)
+  .all('/a2a', methodNotAllowed(['POST']))
   // The MCP door authenticates on its own, and its transport answers each method (docs/mcp.md).
   .all('/mcp', handleMcp)
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.

@@ -17,7 +17,7 @@ import type { HarnessFormat } from '../transport/harness-framing';
 import type { DayTotals } from '../users/quota';
 import { aguiRun } from './agui-door';
 import { assemble, wakeUp, type SessionParts } from './assembly';
-import { aguiFollower, eventsFollower, harnessFollower, queuedFollower, storedSseMode, streamOf } from './followers';
+import { aguiFollower, createFollower, eventsFollower, harnessFollower, queuedFollower, storedSseMode, streamOf } from './followers';
 import { guard, type Result } from './result';
 import type { SocketAttachment } from './socket-door';
 import { activateBranch } from './branching';
@@ -110,11 +110,12 @@ export class SessionObject extends DurableObject<Env> {
   // --- the turns and the session -------------------------------------------------------------------
 
   /** The events of a turn after `after`, then the live turn to its end (resumable streams). */
-  async followTurn(turnId: string, after: number, mode: SseMode | undefined): Promise<Result<Stream>> {
+  async followTurn(turnId: string, after: number, mode: SseMode | 'events' | undefined): Promise<Result<Stream>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
-      const sseMode = mode ?? storedSseMode(turn.mode);
-      return streamOf(turn.status === 'queued' ? this.parts.queue.follow(turnId, queuedFollower(sseMode, after)) : this.parts.runner.follow(turn, sseMode, after));
+      // `events`: the internal events, for a door that encodes in the Worker (A2A's resubscribe).
+      const follower = mode === 'events' ? eventsFollower(after) : (turn.status === 'queued' ? queuedFollower : createFollower)(mode ?? storedSseMode(turn.mode), after);
+      return streamOf(turn.status === 'queued' ? this.parts.queue.follow(turnId, follower) : this.parts.runner.attach(turn, follower));
     });
   }
 

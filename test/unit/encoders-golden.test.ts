@@ -10,6 +10,7 @@ import type { AgentEvent } from '../../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
 import type { HistoryMessage } from '../../src/api/content';
+import { createA2aEncoder } from '../../src/protocol/a2a-encoder';
 import { createAguiEncoder } from '../../src/protocol/agui-encoder';
 import type { WireEncoder } from '../../src/protocol/encoder';
 import { createHarnessEncoder } from '../../src/protocol/harness-encoder';
@@ -89,6 +90,8 @@ const ENCODERS: Record<string, { make: () => WireEncoder<unknown>; last: (item: 
   "pi's proxy": { make: () => createPiProxyEncoder(), last: (item) => item.type === 'done' || item.type === 'error', perCall: true },
   // MCP's chat tool: progress notifications, then the tool's result.
   'MCP chat': { make: () => createMcpChatEncoder('s1'), last: (item) => item.kind === 'result' },
+  // A2A's task stream: the task, its artifact's chunks, its last status.
+  A2A: { make: () => createA2aEncoder({ taskId: 't1:s1', contextId: 's1' }, () => Date.UTC(2026, 0, 1)), last: (item) => 'statusUpdate' in item },
 };
 
 describe('every encoder, from the same golden scripts', async () => {

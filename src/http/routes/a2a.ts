@@ -1,0 +1,188 @@
+/**
+ * The A2A door (docs/a2a.md): the agent card at `/.well-known/agent-card.json`, and the JSON-RPC
+ * endpoint it names (`POST /a2a`) as `@a2a-js/sdk` 1.x speaks A2A v1.0: `SendMessage`,
+ * `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`. The context is the session, a
+ * task is a turn; its events are encoded here (`protocol/a2a-encoder.ts`), the turn launched by the
+ * session's one launcher. A task's id names its turn and its session (`<turnId>:<sessionId>`), since
+ * A2A's get, cancel and subscribe name only the task.
+ */
+import type { IRequest } from 'itty-router';
+import type { InputMessage, TurnRequest } from '../../api/turn-request';
+import { pickModel, readConfig } from '../../config';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { z } from '../../lib/zod';
+import { createA2aEncoder, type A2aStreamItem, type A2aTask } from '../../protocol/a2a-encoder';
+import { eventLines } from '../../session/event-lines';
+import { admit } from '../../users/admission';
+import type { Owner } from '../../users/owner';
+import { authenticate } from '../auth';
+import { sessionStub } from '../session-stub';
+
+const partSchema = z.union([z.looseObject({ text: z.string() }), z.looseObject({ data: z.record(z.string(), z.unknown()) })]);
+const messageSchema = z.looseObject({ messageId: z.string().optional(), contextId: z.string().optional(), taskId: z.string().optional(), role: z.string().optional(), parts: z.array(partSchema).min(1) });
+const rpcSchema = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number(), z.null()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() });
+const answerSchema = z.union([
+  z.object({ toolCallId: z.string(), granted: z.boolean(), reason: z.string().max(2000).optional() }),
+  z.object({ toolCallId: z.string(), result: z.unknown() }),
+]);
+
+/** A2A's JSON-RPC error codes. */
+const TASK_NOT_FOUND = -32001;
+const TASK_NOT_CANCELABLE = -32002;
+const INVALID_PARAMS = -32602;
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function agentCard(request: IRequest, env: Env): Response {
+  const base = new URL(request.url).origin;
+  const config = readConfig(env);
+  const secured = env.AUTH_SECRET !== undefined;
+  return Response.json({
+    name: 'edge-agent-turns',
+    description: 'An agent with sessions, tools and permissions. A task is one turn; the context is the session.',
+    supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    version: '0.1.0',
+    capabilities: { streaming: true, pushNotifications: false },
+    ...(secured ? { securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } } }, securityRequirements: [{ schemes: { bearer: { list: [] } } }] } : {}),
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [{ id: 'chat', name: 'Chat', description: `A turn of the agent (model ${config.defaultModel}), with its tools; a permission or a client tool's result is asked for with input-required.`, tags: ['chat', 'tools'], examples: ['calculate (2+3)*4'] }],
+  });
+}
+
+export async function postA2a(request: IRequest, env: Env): Promise<Response> {
+  const owner = await authenticate(request, env);
+  const parsed = rpcSchema.safeParse(await request.json().catch(() => undefined));
+  if (!parsed.success) return rpc(null, { error: { code: -32600, message: 'Not a JSON-RPC 2.0 request.' } });
+  const { id = null, method, params = {} } = parsed.data;
+  try {
+    switch (method) {
+      case 'SendMessage':
+        return rpc(id, { result: { task: await send(env, owner, params, undefined) } });
+      case 'SendStreamingMessage':
+        return stream(id, (emit) => send(env, owner, params, emit));
+      case 'GetTask':
+        return rpc(id, { result: await getTask(env, owner, taskRef(params)) });
+      case 'CancelTask':
+        return rpc(id, { result: await cancelTask(env, owner, taskRef(params)) });
+      case 'SubscribeToTask':
+        return stream(id, (emit) => follow(env, owner, taskRef(params), emit));
+      default:
+        return rpc(id, { error: { code: -32601, message: `This agent does not serve ${method}.` } });
+    }
+  } catch (error) {
+    if (error instanceof RpcError) return rpc(id, { error: { code: error.code, message: error.message } });
+    if (error instanceof ApiError) return rpc(id, { error: { code: error.status === 404 ? TASK_NOT_FOUND : INVALID_PARAMS, message: error.message, data: { code: error.code } } });
+    throw error;
+  }
+}
+
+type Emit = (item: A2aStreamItem) => void;
+
+/** A message: its text a user message, its data parts answers to the calls the task waits for; the turn runs (queued behind another). */
+async function send(env: Env, owner: Owner, params: Record<string, unknown>, emit: Emit | undefined): Promise<A2aTask> {
+  const message = messageSchema.safeParse(params.message);
+  if (!message.success) throw new RpcError(INVALID_PARAMS, 'params.message must be a message with at least one text or data part.');
+  const { contextId, taskId, parts } = message.data;
+  const sessionId = (taskId ? parseTask(taskId).sessionId : undefined) ?? contextId ?? `a2a-${newId('s').slice(2, 18)}`;
+  const messages: InputMessage[] = [];
+  const text = parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');
+  if (text) messages.push({ role: 'user', content: text });
+  for (const part of parts) {
+    if (!('data' in part)) continue;
+    const answer = answerSchema.safeParse(part.data);
+    if (!answer.success) throw new RpcError(INVALID_PARAMS, 'A data part answers a call: {"toolCallId", "granted", "reason"?} or {"toolCallId", "result"}.');
+    const value = answer.data;
+    messages.push('granted' in value ? { role: 'tool_permission', toolCallId: value.toolCallId, granted: value.granted, ...(value.reason ? { reason: value.reason } : {}) } : { role: 'tool', toolCallId: value.toolCallId, content: typeof value.result === 'string' ? value.result : JSON.stringify(value.result) });
+  }
+  // A model of MODELS may be asked for in the request's metadata (or the message's): `{"model": "provider:model"}`.
+  const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
+  const model = pickModel(readConfig(env), typeof metadata.model === 'string' ? metadata.model : undefined);
+  const today = await admit(env, owner, { callsModel: true });
+  const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue' };
+  const started = await sessionStub(env, owner, sessionId).startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
+  if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
+  return encodeEvents(started.body, sessionId, emit);
+}
+
+/** The task of a turn's internal events, each streamed as it is encoded. */
+async function encodeEvents(body: ReadableStream<Uint8Array>, sessionId: string, emit: Emit | undefined): Promise<A2aTask> {
+  let encoder: ReturnType<typeof createA2aEncoder> | undefined;
+  // Read to its end, never left half read: the stream comes from the session's object.
+  for await (const event of eventLines(body)) {
+    if (event.type === 'turn-start') encoder = createA2aEncoder({ taskId: `${event.turnId}:${sessionId}`, contextId: sessionId });
+    for (const item of encoder?.encode(event) ?? []) emit?.(item);
+  }
+  if (!encoder) throw new RpcError(INVALID_PARAMS, 'The turn did not start.');
+  return encoder.task();
+}
+
+async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
+  const stub = sessionStub(env, owner, ref.sessionId);
+  const view = await stub.getTurn(ref.turnId);
+  if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId}.`);
+  const { status } = view.turn;
+  if (status === 'queued' || status === 'running') {
+    const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
+    return { id: ref.taskId, contextId: ref.sessionId, status: { state: state as 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+  }
+  // An ended turn: its event log, read again through the encoder.
+  return follow(env, owner, ref, undefined);
+}
+
+async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
+  const cancelled = await sessionStub(env, owner, ref.sessionId).cancelTurn(ref.turnId);
+  if (!cancelled.ok) {
+    if (cancelled.status === 404) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId}.`);
+    throw new RpcError(TASK_NOT_CANCELABLE, cancelled.body.error.message);
+  }
+  return getTask(env, owner, ref);
+}
+
+/** A task's stream from its turn's event log: everything so far, then live to its end. */
+async function follow(env: Env, owner: Owner, ref: TaskRef, emit: Emit | undefined): Promise<A2aTask> {
+  const followed = await sessionStub(env, owner, ref.sessionId).followTurn(ref.turnId, 0, 'events');
+  if (!followed.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId} (or its events are no longer kept).`);
+  return encodeEvents(followed.body, ref.sessionId, emit);
+}
+
+type TaskRef = { taskId: string; turnId: string; sessionId: string };
+
+function taskRef(params: Record<string, unknown>): TaskRef {
+  const taskId = typeof params.id === 'string' ? params.id : '';
+  return { taskId, ...parseTask(taskId) };
+}
+
+function parseTask(taskId: string): { turnId: string; sessionId: string } {
+  const match = /^(turn_[0-9a-f]{24}):([A-Za-z0-9._:-]{1,128})$/.exec(taskId);
+  if (!match) throw new RpcError(TASK_NOT_FOUND, `No task ${taskId}: a task id is <turnId>:<sessionId>.`);
+  return { turnId: match[1]!, sessionId: match[2]! };
+}
+
+function rpc(id: string | number | null, body: { result: unknown } | { error: { code: number; message: string; data?: unknown } }): Response {
+  return Response.json({ jsonrpc: '2.0', id, ...body });
+}
+
+/** A JSON-RPC stream: one SSE event per item, each a JSON-RPC response; an error ends it as one. */
+function stream(id: string | number | null, run: (emit: Emit) => Promise<unknown>): Response {
+  const encoder = new TextEncoder();
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const write = (body: unknown) => void writer.write(encoder.encode(`data: ${JSON.stringify({ jsonrpc: '2.0', id, ...(body as object) })}\n\n`)).catch(() => {});
+  void run((item) => write({ result: item }))
+    .catch((error: unknown) => {
+      const code = error instanceof RpcError ? error.code : INVALID_PARAMS;
+      write({ error: { code, message: error instanceof Error ? error.message : String(error) } });
+    })
+    .finally(() => void writer.close().catch(() => {}));
+  return new Response(readable, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+}

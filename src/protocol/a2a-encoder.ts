@@ -1,0 +1,68 @@
+/**
+ * The A2A door (docs/a2a.md): a turn as an A2A task's stream (`StreamResponse`s of the A2A v1.0
+ * JSON binding, the shapes of `@a2a-js/sdk`): the task as it starts, its answer's text as chunks of
+ * one artifact, and its last status: completed, input-required (with the calls it waits for as a data
+ * part), failed or canceled. `task()` is the task as the stream has made it, for the answers that are
+ * not streamed.
+ */
+import type { PendingToolCall } from '../agent/events';
+import { ignoring, tableEncoder, type WireEncoder } from './encoder';
+
+/** The task states this door uses, as A2A's JSON names them. */
+export type A2aState = 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
+export type A2aPart = { text: string } | { data: Record<string, unknown> };
+export type A2aMessage = { messageId: string; contextId: string; taskId: string; role: 'ROLE_AGENT'; parts: A2aPart[] };
+export type A2aStatus = { state: A2aState; message?: A2aMessage; timestamp: string };
+export type A2aArtifact = { artifactId: string; name: string; parts: A2aPart[] };
+export type A2aTask = { id: string; contextId: string; status: A2aStatus; artifacts: A2aArtifact[]; history: A2aMessage[] };
+
+export type A2aStreamItem =
+  | { task: A2aTask }
+  | { statusUpdate: { taskId: string; contextId: string; status: A2aStatus } }
+  | { artifactUpdate: { taskId: string; contextId: string; artifact: A2aArtifact; append: boolean; lastChunk: boolean } };
+
+const ANSWER = 'answer';
+
+export type A2aEncoder = WireEncoder<A2aStreamItem> & { task(): A2aTask };
+
+/** `taskId`: the A2A task's id (the turn and its session, docs/a2a.md); `contextId`: the session. */
+export function createA2aEncoder(ids: { taskId: string; contextId: string }, now: () => number = Date.now): A2aEncoder {
+  const { taskId, contextId } = ids;
+  let text = '';
+  let pending: PendingToolCall[] = [];
+  let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: new Date(now()).toISOString() };
+  const message = (parts: A2aPart[]): A2aMessage => ({ messageId: `${taskId}/status`, contextId, taskId, role: 'ROLE_AGENT', parts });
+  const artifact = (parts: A2aPart[]): A2aArtifact => ({ artifactId: ANSWER, name: ANSWER, parts });
+  const task = (): A2aTask => ({ id: taskId, contextId, status, artifacts: text ? [artifact([{ text }])] : [], history: [] });
+  const encoder = tableEncoder<A2aStreamItem>({
+    'turn-start': () => [{ task: task() }],
+    'text-delta': (event) => {
+      const append = text !== '';
+      text += event.delta;
+      return [{ artifactUpdate: { taskId, contextId, artifact: artifact([{ text: event.delta }]), append, lastChunk: false } }];
+    },
+    'turn-suspend': (event) => {
+      pending = event.pending;
+      return [];
+    },
+    'turn-stop': (event) => {
+      const last: A2aStreamItem[] = text ? [{ artifactUpdate: { taskId, contextId, artifact: artifact([]), append: true, lastChunk: true } }] : [];
+      const timestamp = new Date(now()).toISOString();
+      if (event.stopReason === 'tool_use') {
+        status = { state: 'TASK_STATE_INPUT_REQUIRED', message: message([{ data: { pendingToolCalls: pending } }]), timestamp };
+      } else if (event.stopReason === 'error') {
+        const state = event.error?.code === 'cancelled' ? 'TASK_STATE_CANCELED' : 'TASK_STATE_FAILED';
+        status = { state, message: message([{ text: event.error?.message ?? 'The turn failed.' }, { data: { error: event.error ?? null } }]), timestamp };
+      } else {
+        status = { state: 'TASK_STATE_COMPLETED', ...(text ? { message: message([{ text }]) } : {}), timestamp };
+      }
+      return [...last, { statusUpdate: { taskId, contextId, status } }];
+    },
+    ...ignoring(
+      'input-message', 'tool-answer', 'step-start', 'step-end', 'model-call-start', 'model-call-retry', 'model-call-end', 'text-start', 'text-end',
+      'thinking-start', 'thinking-delta', 'thinking-end', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'tool-execution-start',
+      'tool-execution-end', 'tool-progress', 'subagent-event', 'subagent-exposed', 'iteration-limit', 'assistant-message', 'context-compacted',
+    ),
+  });
+  return { encode: encoder.encode, task };
+}

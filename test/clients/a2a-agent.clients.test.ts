@@ -1,0 +1,98 @@
+/**
+ * The A2A SDK's own client (`@a2a-js/sdk` 1.x), unchanged, against the agent's A2A door under
+ * `wrangler dev` (docs/a2a.md): discovery from the card, a plain answer, streaming, a context
+ * continued, a permission answered in the same task, cancel and resubscribe, another user's token.
+ */
+import { AgentCard, Message, Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { describe, expect, inject, it } from 'vitest';
+import { mint } from '../helpers/tokens';
+
+const base = inject('workerUrl');
+
+async function clientFor(token: string) {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] });
+  return new ClientFactory(options).createFromUrl(base);
+}
+
+const message = (parts: unknown[], ids: { contextId?: string; taskId?: string } = {}) =>
+  Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts, ...ids });
+const text = (value: string) => ({ text: value });
+const stateOf = (task: any) => Task.toJSON(task) as any;
+const textOfTask = (task: any): string =>
+  (Task.toJSON(task) as any).artifacts?.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('') ?? '';
+
+describe('the A2A door, with the SDK’s own client', () => {
+  it('discovers the agent, answers a message as a completed task, and continues its context', async () => {
+    const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as any;
+    expect(card).toMatchObject({ capabilities: { streaming: true }, supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC' }] });
+    // Read by the SDK's own codec: auth is on here, so the card names a bearer scheme, and requires it.
+    const parsed = AgentCard.fromJSON(card);
+    expect(parsed.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } });
+    expect(Object.keys(parsed.securityRequirements[0]!.schemes)).toEqual(['bearer']);
+    expect(parsed.skills.map((skill) => skill.id)).toEqual(['chat']);
+    const client = await clientFor(await mint({ sub: `a2a-${Date.now()}` }));
+    const first = await client.sendMessage({ message: message([text('calculate 2+3')]) } as any);
+    const task = stateOf(first);
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.id).toMatch(/^turn_[0-9a-f]{24}:a2a-/);
+    expect(textOfTask(first)).toContain('calculator: 5');
+    const again = stateOf(await client.sendMessage({ message: message([text('hello again')], { contextId: task.contextId }) } as any));
+    expect(again.contextId).toBe(task.contextId);
+    expect(again.id).not.toBe(task.id);
+    const got = stateOf(await client.getTask({ id: task.id } as any));
+    expect(got).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('streams a task: the task, its answer as artifact chunks, its last status', async () => {
+    const client = await clientFor(await mint({ sub: `a2a-stream-${Date.now()}` }));
+    const events: any[] = [];
+    for await (const event of client.sendMessageStream({ message: message([text('calculate 6*7')]) } as any)) events.push(event);
+    const kinds = events.map((event) => event.payload?.$case);
+    expect(kinds[0]).toBe('task');
+    expect(kinds).toContain('artifactUpdate');
+    expect(kinds.at(-1)).toBe('statusUpdate');
+    expect(events.at(-1).payload.value.status.state).toBe(3); // TASK_STATE_COMPLETED
+    const chunks = events.filter((event) => event.payload?.$case === 'artifactUpdate').map((event) => event.payload.value.artifact.parts.map((part: any) => part.content?.value ?? '').join('')).join('');
+    expect(chunks).toContain('calculator: 42');
+  });
+
+  it('asks for a permission with input-required, and takes the answer in the same task', async () => {
+    const client = await clientFor(await mint({ sub: `a2a-perm-${Date.now()}` }));
+    const asked = stateOf(await client.sendMessage({ message: message([text('remember the door code')]) } as any));
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const [call] = asked.status.message.parts[0].data.pendingToolCalls;
+    expect(call).toMatchObject({ name: 'memory_save', awaiting: 'permission', input: { text: 'the door code' } });
+    const done = stateOf(await client.sendMessage({ message: message([{ data: { toolCallId: call.toolCallId, granted: true } }], { taskId: asked.id, contextId: asked.contextId }) } as any));
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.contextId).toBe(asked.contextId);
+  });
+
+  it('cancels a running task, and resubscribes to a task from its event log', async () => {
+    const client = await clientFor(await mint({ sub: `a2a-cancel-${Date.now()}` }));
+    const stream = client.sendMessageStream({ message: message([text('slowly')]), metadata: { model: 'openai:script/slow' } } as any);
+    const first = (await stream.next()).value as any;
+    const taskId = first.payload.value.id;
+    const canceled = stateOf(await client.cancelTask({ id: taskId } as any));
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    for await (const _ of stream) void _;
+    const replayed: any[] = [];
+    for await (const event of client.resubscribeTask({ id: taskId } as any)) replayed.push(event);
+    expect(replayed[0].payload.$case).toBe('task');
+    expect(replayed.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
+  });
+
+  it('refuses a request without a token, and another user’s task', async () => {
+    const refused = await fetch(`${base}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) });
+    expect(refused.status).toBe(401);
+    const alice = await clientFor(await mint({ sub: `a2a-alice-${Date.now()}` }));
+    const task = stateOf(await alice.sendMessage({ message: message([text('hello')]) } as any));
+    const bob = await clientFor(await mint({ sub: `a2a-bob-${Date.now()}` }));
+    await expect(bob.getTask({ id: task.id } as any)).rejects.toThrow(/No task/);
+  });
+});

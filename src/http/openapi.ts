@@ -15,6 +15,7 @@ import { errors, json, named, queryParameters, schemaOf, sessionId, sse, sseEven
 import { sessionPaths } from './openapi-sessions';
 import { userPaths } from './openapi-users';
 import { backgroundPaths } from './openapi-background';
+import { agentPaths } from './openapi-agents';
 
 const turnEvents = Object.fromEntries(Object.entries(turnEventSchemas).map(([name, schema]) => [name, schemaOf(schema, 'output')]));
 const PI_EVENTS = ['agent_start', 'turn_start', 'message_start', 'message_update', 'message_end', 'tool_execution_start', 'tool_execution_end', 'turn_end', 'agent_end'];
@@ -55,7 +56,7 @@ function buildDocument(): Json {
       },
     },
     security: [{ bearer: [] }],
-    paths: { ...turnPaths(), ...backgroundPaths(), ...sessionPaths(), ...userPaths(), ...doorPaths(), ...servicePaths() },
+    paths: { ...turnPaths(), ...backgroundPaths(), ...sessionPaths(), ...userPaths(), ...doorPaths(), ...agentPaths(), ...servicePaths() },
   };
 }
 

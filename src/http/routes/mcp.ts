@@ -26,6 +26,11 @@ type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent
 
 export async function handleMcp(request: IRequest, env: Env): Promise<Response> {
   const owner = await authenticate(request, env);
+  // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE), as the
+  // Streamable HTTP transport allows a server to say.
+  if (request.method !== 'POST') {
+    throw new ApiError(405, 'method_not_allowed', `${request.method} is not served here: this MCP server is stateless. Allowed: POST.`, { headers: { allow: 'POST' } });
+  }
   const server = new McpServer({ name: 'edge-agent-turns', version: '0.1.0' }, { instructions: 'An agent with sessions: chat in one, list them, read one, answer what a turn waits for.' });
   registerTools(server, env, owner);
   // Stateless: each request has its own server and transport; sessions are the agent's own.

@@ -24,8 +24,8 @@ const message = (parts: unknown[], ids: { contextId?: string; taskId?: string } 
   Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts, ...ids });
 const text = (value: string) => ({ text: value });
 const stateOf = (task: any) => Task.toJSON(task) as any;
-const textOfTask = (task: any): string =>
-  (Task.toJSON(task) as any).artifacts?.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('') ?? '';
+/** The text of a task's artifacts, from its JSON (`stateOf`). */
+const textOfTask = (task: any): string => task.artifacts?.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('') ?? '';
 
 describe('the A2A door, with the SDK’s own client', () => {
   it('discovers the agent, answers a message as a completed task, and continues its context', async () => {
@@ -41,7 +41,7 @@ describe('the A2A door, with the SDK’s own client', () => {
     const task = stateOf(first);
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.id).toMatch(/^turn_[0-9a-f]{24}:a2a-/);
-    expect(textOfTask(first)).toContain('calculator: 5');
+    expect(textOfTask(task)).toContain('calculator: 5');
     const again = stateOf(await client.sendMessage({ message: message([text('hello again')], { contextId: task.contextId }) } as any));
     expect(again.contextId).toBe(task.contextId);
     expect(again.id).not.toBe(task.id);
@@ -71,6 +71,18 @@ describe('the A2A door, with the SDK’s own client', () => {
     const done = stateOf(await client.sendMessage({ message: message([{ data: { toolCallId: call.toolCallId, granted: true } }], { taskId: asked.id, contextId: asked.contextId }) } as any));
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     expect(done.contextId).toBe(asked.contextId);
+  });
+
+  it('asks for a client tool’s result with input-required, and takes it in the same task', async () => {
+    const client = await clientFor(await mint({ sub: `a2a-tool-${Date.now()}` }));
+    const tools = [{ name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const asked = stateOf(await client.sendMessage({ message: message([text('call get_weather {"city":"Lima"}')]), metadata: { tools } } as any));
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const [call] = asked.status.message.parts[0].data.pendingToolCalls;
+    expect(call).toMatchObject({ name: 'get_weather', awaiting: 'client', input: { city: 'Lima' } });
+    const done = stateOf(await client.sendMessage({ message: message([{ data: { toolCallId: call.toolCallId, result: '18°C and sunny' } }], { taskId: asked.id }) } as any));
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(textOfTask(done)).toContain('18°C and sunny');
   });
 
   it('cancels a running task, and resubscribes to a task from its event log', async () => {

@@ -63,6 +63,13 @@ describe('the MCP door, with the SDK’s own client', () => {
     expect(textOf(read)).toMatch(/No session has this id/);
     expect(((await bob.callTool({ name: 'list_sessions', arguments: {} })) as any).structuredContent.sessions).toEqual([]);
     await expect(connect()).rejects.toThrow(/401|token/i);
+    // Stateless: no server stream to open, no session to end.
+    const token = await mint({ sub: 'mcp-get' });
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${base}/mcp`, { method, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
     await alice.close();
     await bob.close();
   });

@@ -7,7 +7,10 @@
  * A2A's get, cancel and subscribe name only the task.
  */
 import type { IRequest } from 'itty-router';
-import type { InputMessage, TurnRequest } from '../../api/turn-request';
+import { LIMITS } from '../../api/limits';
+import { checkToolNames } from '../../api/tool-names';
+import { clientToolSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
+import { defaultTools } from '../../tools/default-tools';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -107,8 +110,12 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
   // A model of MODELS may be asked for in the request's metadata (or the message's): `{"model": "provider:model"}`.
   const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
   const model = pickModel(readConfig(env), typeof metadata.model === 'string' ? metadata.model : undefined);
+  // Tools the calling agent runs itself (client tools) come in the metadata too: `{"tools": [{name, description?, parameters?}]}`.
+  const tools = z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
+  if (!tools.success) throw new RpcError(INVALID_PARAMS, 'metadata.tools must be a list of tools: {"name", "description"?, "parameters"?}.');
+  checkToolNames(tools.data ?? [], defaultTools.names());
   const today = await admit(env, owner, { callsModel: true });
-  const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue' };
+  const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) };
   const started = await sessionStub(env, owner, sessionId).startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
   if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
   return encodeEvents(started.body, sessionId, emit);

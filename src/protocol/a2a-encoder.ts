@@ -29,6 +29,8 @@ export type A2aEncoder = WireEncoder<A2aStreamItem> & { task(): A2aTask };
 export function createA2aEncoder(ids: { taskId: string; contextId: string }, now: () => number = Date.now): A2aEncoder {
   const { taskId, contextId } = ids;
   let text = '';
+  /** The text of a later step starts a paragraph of its own. */
+  let newStep = false;
   let pending: PendingToolCall[] = [];
   let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: new Date(now()).toISOString() };
   const message = (parts: A2aPart[]): A2aMessage => ({ messageId: `${taskId}/status`, contextId, taskId, role: 'ROLE_AGENT', parts });
@@ -38,8 +40,14 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
     'turn-start': () => [{ task: task() }],
     'text-delta': (event) => {
       const append = text !== '';
-      text += event.delta;
-      return [{ artifactUpdate: { taskId, contextId, artifact: artifact([{ text: event.delta }]), append, lastChunk: false } }];
+      const delta = append && newStep ? `\n\n${event.delta}` : event.delta;
+      newStep = false;
+      text += delta;
+      return [{ artifactUpdate: { taskId, contextId, artifact: artifact([{ text: delta }]), append, lastChunk: false } }];
+    },
+    'step-start': () => {
+      newStep = true;
+      return [];
     },
     'turn-suspend': (event) => {
       pending = event.pending;
@@ -59,7 +67,7 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
       return [...last, { statusUpdate: { taskId, contextId, status } }];
     },
     ...ignoring(
-      'input-message', 'tool-answer', 'step-start', 'step-end', 'model-call-start', 'model-call-retry', 'model-call-end', 'text-start', 'text-end',
+      'input-message', 'tool-answer', 'step-end', 'model-call-start', 'model-call-retry', 'model-call-end', 'text-start', 'text-end',
       'thinking-start', 'thinking-delta', 'thinking-end', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'tool-execution-start',
       'tool-execution-end', 'tool-progress', 'subagent-event', 'subagent-exposed', 'iteration-limit', 'assistant-message', 'context-compacted',
     ),

@@ -73,13 +73,13 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
       for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
     };
   },
-  'loop + socket encoder (seed 003) + JSON framing': () => {
+  'loop + socket encoder (docs/chat-socket.md) + JSON framing': () => {
     const encoder = createSocketEncoder({ conversationId: 'bench', requestId: null, reasoning: true, visibility: () => ALL_VISIBLE });
     return (event) => {
       for (const frame of encoder.encode(event)) JSON.stringify(frame);
     };
   },
-  'loop + pi encoder (seed 004) + SSE framing': () => {
+  'loop + pi encoder (docs/pi-and-agui.md) + SSE framing': () => {
     const encoder = typedSse(createPiEncoder());
     return (event) => {
       for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
@@ -91,7 +91,7 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
       for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
     };
   },
-  'loop + Harness encoder (seed 001) + SSE framing': () => {
+  'loop + Harness encoder (docs/harness.md) + SSE framing': () => {
     const encoder = typedSse(createHarnessEncoder({ sessionId: 'bench', now: Date.now }));
     const framing = harnessFraming('sse');
     return (event) => {

@@ -116,11 +116,11 @@ export type Config = {
   context: ContextSettings;
   /** Whether a session gets a title from the model after its first exchange. */
   titles: boolean;
-  /** What the chat socket shows of each tool (seed 003's visibility flags), all by default. */
+  /** What the chat socket shows of each tool (the chat protocol's visibility flags), all by default. */
   toolVisibility: (toolName: string) => ToolVisibility;
   /**
    * The tokens (input and output, summed over its model calls) a turn may spend before it stops to
-   * ask for the go-ahead (seed 001's REQUEST_STOP), for a model; undefined: no budget.
+   * ask for the go-ahead (the Harness protocol's REQUEST_STOP), for a model; undefined: no budget.
    */
   turnTokenBudget: (modelId: string) => number | undefined;
   /** The MCP servers whose tools are offered, if any. */

@@ -1,5 +1,5 @@
 /**
- * The Worker's bindings, vars and secrets (README "Configuration"). The Durable Object bindings come
+ * The Worker's bindings, vars and secrets (docs/configuration.md). The Durable Object bindings come
  * from wrangler.toml, typed by `npm run types` (`wrangler types`, into worker-configuration.d.ts), so
  * that nothing here imports the objects' classes; what wrangler.toml does not name (optional vars,
  * secrets, the AI binding) is `WorkerVars`.

@@ -1,8 +1,8 @@
 /**
- * The one internal event stream of a turn. The loop emits it; every wire format (seed 000's three
- * modes now; seeds 001, 003 and 004 next) and the session's persistence are consumers of it.
+ * The one internal event stream of a turn. The loop emits it; every wire format (the turns API's three
+ * modes now; the Harness, chat-socket, pi, AG-UI, A2A and MCP doors) and the session's persistence are consumers of it.
  *
- * Vocabulary: a *turn* is one `POST .../turns` (seed 001's run, pi's agent run). A *step* is one model
+ * Vocabulary: a *turn* is one `POST .../turns` (the Harness protocol's run, pi's agent run). A *step* is one model
  * call plus the tool executions it asks for (pi's turn). A *block* is one content block of an
  * assistant message, with a stable `blockId`, opened and closed exactly once.
  *

@@ -1,7 +1,7 @@
 /** Helpers over a conversation held in memory during a turn. */
 import type { AssistantBlock, AssistantMessage, HistoryMessage, ToolMessage } from '../api/content';
 
-/** Seed 000: an assistant message is a plain string when it is text alone, otherwise blocks. */
+/** The turns API (docs/turns-api.md): an assistant message is a plain string when it is text alone, otherwise blocks. */
 export function assistantMessage(blocks: AssistantBlock[]): AssistantMessage {
   if (blocks.length === 0) return { role: 'assistant', content: '' };
   const only = blocks[0];

@@ -1,5 +1,5 @@
 /**
- * A conversation's title (seed 003's `conversation_title_update`): after the first exchange, the
+ * A conversation's title (the chat protocol's `conversation_title_update`): after the first exchange, the
  * model names the conversation in a side call. Platform-free; the session decides when and stores it.
  */
 import type { HistoryMessage } from '../api/content';

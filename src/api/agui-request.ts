@@ -1,6 +1,6 @@
 /**
  * The body of `POST /ag-ui`: AG-UI's `RunAgentInput`, as `@ag-ui/client`'s `HttpAgent` sends it
- * (README, "pi and AG-UI"). Only what this door reads is checked closely; the protocol's other fields
+ * (docs/pi-and-agui.md). Only what this door reads is checked closely; the protocol's other fields
  * (state, context, metadata, fields of later versions) are allowed and ignored. `HttpAgent` sends the
  * whole conversation on every run, so the messages are bounded by count, not by the per-turn limits
  * (those apply to the messages the run brings that the session has not seen).

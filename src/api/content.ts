@@ -1,5 +1,5 @@
 /**
- * Content blocks and history messages: the public shapes of seed 000, which are also the shapes the
+ * Content blocks and history messages: the public shapes of the turns API (docs/turns-api.md), which are also the shapes the
  * session stores. Read back from SQLite through the same schemas.
  */
 import { z } from '../lib/zod';

@@ -1,15 +1,15 @@
 /**
- * The body of `POST /harness/chat` (seed 001; README, "The Harness chat endpoint"): `sessionId`, `userId`,
+ * The body of `POST /harness/chat` (docs/harness.md; docs/harness.md): `sessionId`, `userId`,
  * `input`, `chatModel`, and for resuming, `confirmResults` and `toolResults`; `tools` as in the turns
  * API. `input` may be empty only when the request brings answers. Unknown fields are ignored, as the
- * seed's own server ignores them: a front-end written for it must not be refused for a field it adds.
+ * protocol's reference server ignores them: a front-end written for it must not be refused for a field it adds.
  */
 import { z } from '../lib/zod';
 import { confirmResultSchema, harnessContentBlockSchema, toolStateSchema } from '../protocol/harness-events';
 import { LIMITS } from './limits';
 import { clientToolSchema, ifBusySchema, sessionIdSchema } from './turn-request';
 
-/** A result the client ran, as the seed's `ToolResultBlock` (`metadata` and `state` optional here). */
+/** A result the client ran, as the protocol's `ToolResultBlock` (`metadata` and `state` optional here). */
 const toolResultInputSchema = z.strictObject({
   id: z.string().min(1),
   name: z.string().min(1),

@@ -1,5 +1,5 @@
 /**
- * A Harness request as a turn request (README, "The Harness chat endpoint"): the user's confirmations become
+ * A Harness request as a turn request (docs/harness.md): the user's confirmations become
  * `tool_permission` answers (a confirmed call runs with the input the client sends back, edited or
  * not), the client's results become `tool` messages, and `input` the user message that follows them.
  * The turn request is checked like any (sizes, names, schemas). The rules a confirmation brings go

@@ -1,4 +1,4 @@
-/** The limits of one request (README "Limits"); each breach is a 4xx that names it. */
+/** The limits of one request (docs/operations.md, "Limits"); each breach is a 4xx that names it. */
 export const LIMITS = {
   /** A client tool's result or a pasted document of a few MB is normal for coding agents. */
   bodyBytes: 10 * 1024 * 1024,

@@ -1,5 +1,5 @@
 /**
- * The body of `POST /api/stream` (README, "pi and AG-UI"): what pi-agent-core's `streamProxy` sends,
+ * The body of `POST /api/stream` (docs/pi-and-agui.md): what pi-agent-core's `streamProxy` sends,
  * `{model, context, options}`, and its conversion to our history. pi's objects carry more than we
  * read (a model's `baseUrl`, `cost`, `headers`): unknown fields are allowed and ignored, never used.
  */

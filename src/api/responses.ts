@@ -10,7 +10,7 @@ import { assistantMessageSchema, systemMessageSchema, toolMessageSchema, toolRes
 export const errorBodySchema = z
   .strictObject({
     error: z.strictObject({
-      code: z.string().meta({ description: 'Stable, machine-readable: see the error table in the README.' }),
+      code: z.string().meta({ description: 'Stable, machine-readable: see the error table in docs/turns-api-reference.md.' }),
       message: z.string().meta({ description: 'A sentence for a person.' }),
       details: z.record(z.string(), z.unknown()).optional(),
     }),

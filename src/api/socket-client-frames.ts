@@ -1,7 +1,7 @@
 /**
- * The frames a client sends on `GET /sessions/{id}/ws` (seed 003; README, "The chat socket"): JSON text,
- * `{type, ...}`, fields in snake_case as the seed writes them. Fields the seed does not name are
- * ignored rather than refused, so that front-ends written for the seed's own server (which send
+ * The frames a client sends on `GET /sessions/{id}/ws` (docs/chat-socket.md; docs/chat-socket.md): JSON text,
+ * `{type, ...}`, fields in snake_case as the protocol writes them. Fields the protocol does not name are
+ * ignored rather than refused, so that front-ends written for the protocol's reference server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';

@@ -2,7 +2,7 @@
 import { ApiError } from '../lib/errors';
 import type { ClientTool } from './turn-request';
 
-/** Seed 000: a tool name must be unique across the request's client tools and the agent's own. */
+/** The turns API (docs/turns-api.md): a tool name must be unique across the request's client tools and the agent's own. */
 export function checkToolNames(tools: ClientTool[], serverNames: string[]): void {
   const seen = new Set<string>();
   const clashes = new Set<string>();

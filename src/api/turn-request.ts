@@ -1,4 +1,4 @@
-/** The body of `POST /sessions/{id}/turns` (seed 000; docs/turns-api.md). Strict: unknown fields are a 400. */
+/** The body of `POST /sessions/{id}/turns` (docs/turns-api.md; docs/turns-api.md). Strict: unknown fields are a 400. */
 import { z } from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';
@@ -52,7 +52,7 @@ export const toolPermissionSchema = z
     reason: z.string().max(2000).optional(),
     /** The arguments as the user edited them before granting; the call runs with these. */
     input: z.record(z.string(), z.unknown()).optional(),
-    /** A lasting permission rule the user adds with this answer (seed 001's rules; `rules` for several). */
+    /** A lasting permission rule the user adds with this answer (the Harness protocol's rules; `rules` for several). */
     rule: permissionRuleSchema.optional(),
     rules: z.array(permissionRuleSchema).max(20).optional(),
   })
@@ -68,7 +68,7 @@ export const inputMessageSchema = z.discriminatedUnion('role', [
 /** A model a request names: checked against the deployment's `MODELS` (`pickModel`), whose refusal lists them. */
 export const modelNameSchema = z.string().min(1).max(256);
 
-/** `pi`: the pi agent's events (seed 004) over SSE. */
+/** `pi`: the pi agent's events (docs/pi-and-agui.md) over SSE. */
 export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);
 /** The modes that stream: a turn's events can be followed in any of them. */
 export const sseModeSchema = streamModeSchema.exclude(['none']);

@@ -61,7 +61,7 @@ export function sessionPaths(): Json {
     '/sessions/{id}/ws': {
       get: {
         operationId: 'openSocket',
-        summary: 'The chat socket (seed 003): a WebSocket upgrade',
+        summary: 'The chat socket (docs/chat-socket.md): a WebSocket upgrade',
         description: 'Upgrade with `Upgrade: websocket`; the token may come as a `bearer.<jwt>` entry of Sec-WebSocket-Protocol (then `agent-chat` is selected). A refused upgrade closes with 4000 + the HTTP status.',
         parameters: [sessionId],
         responses: { '101': { description: 'Switching protocols: the socket is open.' }, ...errors('426') },

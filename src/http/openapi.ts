@@ -47,7 +47,7 @@ function buildDocument(): Json {
       title: 'edge-agent-turns',
       version: '1.0.0',
       description:
-        'An agent-turn service on Cloudflare Workers: turns that stream (seed 000), the pi and AG-UI doors, sessions in Durable Objects. Errors are `{"error": {"code", "message", "details"?}}` except on `/api/stream` (pi\'s `{"error": "<sentence>"}`).',
+        'An agent-turn service on Cloudflare Workers: turns that stream (docs/turns-api.md), the pi and AG-UI doors, sessions in Durable Objects. Errors are `{"error": {"code", "message", "details"?}}` except on `/api/stream` (pi\'s `{"error": "<sentence>"}`).',
     },
     components: {
       schemas: { Error: schemaOf(errorBodySchema, 'output') },
@@ -78,7 +78,7 @@ function turnPaths(): Json {
         responses: {
           '200': {
             description:
-              'The turn: JSON for `none`; SSE for `delta` and `message` (the events of seed 000, `x-sse-event`) and for `pi` (pi-agent-core\'s AgentEvent, `x-sse-event-pi`; `event:` is its type).',
+              'The turn: JSON for `none`; SSE for `delta` and `message` (the events of the turns API (docs/turns-api.md), `x-sse-event`) and for `pi` (pi-agent-core\'s AgentEvent, `x-sse-event-pi`; `event:` is its type).',
             content: {
               'application/json': { schema: schemaOf(turnBodySchema, 'output') },
               'text/event-stream': sseMedia(turnEvents, {
@@ -151,13 +151,13 @@ function doorPaths(): Json {
     '/harness/chat': {
       post: {
         operationId: 'harnessChat',
-        summary: 'A run in the Harness chat events (seed 001): SSE `data:` lines or one JSON array',
+        summary: 'A run in the Harness chat events (docs/harness.md): SSE `data:` lines or one JSON array',
         description:
           'The answer format follows `Accept`: `text/event-stream` gives one `data:<event>` line per event and no event names; anything else one JSON array, written as the events happen. Where AUTH_SECRET is set, `userId` must be the token\'s user (403).',
         requestBody: { required: true, content: { 'application/json': { schema: schemaOf(harnessRequestSchema, 'input') } } },
         responses: {
           '200': {
-            description: 'The run, as the 31 AgentEvent types of seed 001 section 5.',
+            description: 'The run, as the 31 AgentEvent types of the Harness protocol (docs/harness.md) section 5.',
             content: {
               'text/event-stream': { schema: { type: 'string', description: 'Each `data:` line is one item of x-sse-data.' }, 'x-sse-data': harnessEvent },
               'application/json': { schema: { type: 'array', items: harnessEvent } },

@@ -1,5 +1,5 @@
 /**
- * AG-UI (`@ag-ui/core` 1.0) events of a turn, for `POST /ag-ui` (README, "pi and AG-UI"): `RUN_STARTED`,
+ * AG-UI (`@ag-ui/core` 1.0) events of a turn, for `POST /ag-ui` (docs/pi-and-agui.md): `RUN_STARTED`,
  * text as `TEXT_MESSAGE_*` (one assistant message per model call), thinking as a `REASONING_*` span
  * and message per block, calls as `TOOL_CALL_*` under their message, server tools' results as
  * `TOOL_CALL_RESULT`, and one terminal event:

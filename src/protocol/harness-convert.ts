@@ -1,4 +1,4 @@
-/** The Harness door's shapes (seed 001) made from ours: answers, calls, content blocks, usage, times. */
+/** The Harness door's shapes (docs/harness.md) made from ours: answers, calls, content blocks, usage, times. */
 import type { PendingToolCall, ToolAnswer } from '../agent/events';
 import { addUsage, emptyUsage, type Usage } from '../agent/usage';
 import type { AssistantMessage, ToolResultContent } from '../api/content';
@@ -51,12 +51,12 @@ export function harnessUsage(usage: Usage, seconds: number): HarnessUsage {
   };
 }
 
-/** ISO-8601 UTC with microseconds, as the seed writes it. */
+/** ISO-8601 UTC with microseconds, as the protocol writes it. */
 export function microseconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-/** `yyyy-MM-dd HH:mm:ss.SSS` (UTC), the seed's `Msg.timestamp`. */
+/** `yyyy-MM-dd HH:mm:ss.SSS` (UTC), the protocol's `Msg.timestamp`. */
 export function msgTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }

@@ -1,5 +1,5 @@
 /**
- * The Harness chat endpoint's events (seed 001; README, "The Harness chat endpoint"): a run opens with `AGENT_START`,
+ * The Harness chat endpoint's events (docs/harness.md; docs/harness.md): a run opens with `AGENT_START`,
  * echoes the answers it was given (`USER_CONFIRM_RESULT`, `EXTERNAL_EXECUTION_RESULT`,
  * `ALL_TOOLS_DENIED`), frames each model call with `MODEL_CALL_START`/`MODEL_CALL_END {usage}` and its
  * blocks with `*_START/_DELTA/_END`, tells each executed tool as `TOOL_RESULT_START`, its text and
@@ -94,7 +94,7 @@ class HarnessEncoding {
     return [...events, ...this.held.splice(0)];
   }
 
-  /** The images the tools made, to the user directly (seed 001's DATA_BLOCK_*), in base64 slices. */
+  /** The images the tools made, to the user directly (the Harness protocol's DATA_BLOCK_*), in base64 slices. */
   imageBlocks(): HarnessEvent[] {
     const replyId = this.replyId;
     return this.images.flatMap((image, index) => {
@@ -110,7 +110,7 @@ class HarnessEncoding {
     });
   }
 
-  /** How the run ended, in seed 001's words, and the `REQUEST_STOP` that says so where one is due. */
+  /** How the run ended, in the Harness protocol's words, and the `REQUEST_STOP` that says so where one is due. */
   stopReason(event: Extract<AgentEvent, { type: 'turn-stop' }>): { reason: GenerateReason; stop?: HarnessEvent } {
     if (event.stopReason === 'tool_use') return { reason: this.pending.some((call) => call.awaiting === 'permission') ? 'PERMISSION_ASKING' : 'TOOL_SUSPENDED' };
     if (event.stopReason === 'error') {

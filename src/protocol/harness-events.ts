@@ -1,5 +1,5 @@
 /**
- * The 31 `AgentEvent` types of the Harness chat endpoint (seed 001, section 5), one strict zod schema
+ * The 31 `AgentEvent` types of the Harness chat endpoint (docs/harness.md, section 5), one strict zod schema
  * each, with the common fields of section 4: `type`, `id` (32 lowercase hex), `createdAt` (ISO-8601
  * UTC with microseconds), and `source` and `metadata` only when they have a value. The encoder's
  * output is typed by them, and the tests parse every event the Worker sends with them.
@@ -21,7 +21,7 @@ const replyId = z.string().min(1);
 const blockId = z.string().min(1);
 const toolCall = { replyId, toolCallId: z.string().min(1), toolCallName: z.string().min(1) };
 
-/** The model call's usage (section 5.6): `cachedTokens` is part of `inputTokens`; `time` in seconds. */
+/** The model call's usage: `cachedTokens` is part of `inputTokens`; `time` in seconds. */
 export const harnessUsageSchema = z.strictObject({
   inputTokens: z.number().int().min(0),
   outputTokens: z.number().int().min(0),
@@ -30,7 +30,7 @@ export const harnessUsageSchema = z.strictObject({
   totalTokens: z.number().int().min(0),
 });
 
-/** A data source: inline base64, or a URL (section 5.12). */
+/** A data source: inline base64, or a URL. */
 const dataSource = z.union([
   z.strictObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
   z.strictObject({ type: z.literal('url'), url: z.string(), mime_type: z.string() }),
@@ -44,7 +44,7 @@ export const harnessContentBlockSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('data'), source: dataSource, id: z.string(), name: z.string() }),
 ]);
 
-/** A tool call as the seed's `ToolUseBlock` (section 5.23). */
+/** A tool call as the protocol's `ToolUseBlock`. */
 export const toolUseBlockSchema = z.strictObject({
   id: z.string().min(1),
   name: z.string().min(1),
@@ -56,7 +56,7 @@ export const toolUseBlockSchema = z.strictObject({
 
 export const toolStateSchema = z.enum(['success', 'error', 'interrupted', 'denied', 'running']);
 
-/** A tool's result as the seed's `ToolResultBlock` (section 5.27). */
+/** A tool's result as the protocol's `ToolResultBlock`. */
 export const toolResultBlockSchema = z.strictObject({
   id: z.string().min(1),
   name: z.string().min(1),
@@ -85,7 +85,7 @@ export const generateReasonSchema = z.enum([
   'MAX_ITERATIONS',
 ]);
 
-/** The final message of a run (section 5.20): `timestamp` is `yyyy-MM-dd HH:mm:ss.SSS` (UTC here). */
+/** The final message of a run: `timestamp` is `yyyy-MM-dd HH:mm:ss.SSS` (UTC here). */
 export const harnessMsgSchema = z.strictObject({
   id: z.uuid(),
   name: z.string().nullable(),

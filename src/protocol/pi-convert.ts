@@ -1,5 +1,5 @@
 /**
- * Our shapes in pi's words (seed 004): content blocks, usage, stop reasons, and the provider names.
+ * Our shapes in pi's words (docs/pi-and-agui.md): content blocks, usage, stop reasons, and the provider names.
  * Pure, shared by the `stream: "pi"` encoder and the `/api/stream` proxy.
  */
 import type { AssistantBlock, ImageBlock, TextBlock, ToolResultContent, UserContent } from '../api/content';
@@ -46,7 +46,7 @@ export function toPiUsage(usage: Usage): PiUsage {
   };
 }
 
-/** README, "pi and AG-UI": end_turn→stop, tool_use→toolUse, max_tokens→length, cancel→aborted, refusal→error. */
+/** docs/pi-and-agui.md: end_turn→stop, tool_use→toolUse, max_tokens→length, cancel→aborted, refusal→error. */
 export function piStopReason(finish: MessageFinish): PiStopReason {
   switch (finish) {
     case 'end_turn':

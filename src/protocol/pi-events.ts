@@ -1,5 +1,5 @@
 /**
- * The wire shapes of the pi agent's events (seed 004; `@mariozechner/pi-agent-core` and
+ * The wire shapes of the pi agent's events (docs/pi-and-agui.md; `@mariozechner/pi-agent-core` and
  * `@mariozechner/pi-ai`), written out here so the Worker does not depend on those packages. A test
  * checks at compile time that they are assignable to the published types.
  */

@@ -1,5 +1,5 @@
 /**
- * Sentences from streamed text, for seed 003's `llm_text_sentence` / `llm_thinking_sentence`: a
+ * Sentences from streamed text, for the chat protocol's `llm_text_sentence` / `llm_thinking_sentence`: a
  * sentence ends after Chinese or full-width end punctuation (。！？；…), after Latin end punctuation
  * (. ! ?) followed by a space, and at a line break; never inside a number (`3.14`), after a common
  * abbreviation (`e.g.`, `Dr.`) or an initial (`J. K.`), or inside a URL. The whitespace (line breaks

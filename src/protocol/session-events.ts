@@ -1,6 +1,6 @@
 /**
  * What happens to a session outside its turns, as the session tells it (`SessionEvent`), and the
- * chat socket's frames for it (seed 003): a wire format, so made here from the event, not built
+ * chat socket's frames for it (docs/chat-socket.md): a wire format, so made here from the event, not built
  * inside the session object.
  */
 import type { ServerFrame } from './socket-frames';

@@ -1,5 +1,5 @@
 /**
- * Seed 003's chat-socket frames of a turn, a pure function of the internal event stream:
+ * The chat protocol's chat-socket frames of a turn, a pure function of the internal event stream:
  * `completion_init` first; text by token (`llm_text_chunk`) and by sentence (`llm_text_sentence`,
  * indexes from 0 per message), the block's whole text (`text_echo`) when it ends; thinking likewise
  * when the completion asked for `reasoning`; tool calls as `tool_call_chunk`s (the first with id and
@@ -13,7 +13,7 @@ import { SentenceSplitter } from './sentence-splitter';
 import { notificationFrame, type CompletionFinish, type ConfirmationState, type ServerFrame, type SocketToolCall, type ToolVisibility } from './socket-frames';
 
 export type SocketEncoderOptions = {
-  /** The session id (the seed's conversation). */
+  /** The session id (the protocol's conversation). */
   conversationId: string;
   /** The `request_id` of the frame that started the completion, for its `error` frame. */
   requestId: string | null;

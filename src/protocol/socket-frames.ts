@@ -1,11 +1,11 @@
 /**
- * The frames the server sends on the chat socket (seed 003), with exactly the seed's fields. Frames
+ * The frames the server sends on the chat socket (docs/chat-socket.md), with exactly the protocol's fields. Frames
  * that answer a client frame (`message_appended`, `tool_confirmation_processed`, `error`) or belong to
  * the session rather than a turn (`conversation_title_update`, `user_disconnect`) are built here; the
- * turn's frames come from the encoder. The audio frames of the seed are not produced: there is no speech.
+ * turn's frames come from the encoder. The audio frames of the protocol are not produced: there is no speech.
  */
 
-/** Per tool, what a front-end shows (seed 003 "可见性字段"); all shown unless configured. */
+/** Per tool, what a front-end shows (the chat protocol (docs/chat-socket.md) "可见性字段"); all shown unless configured. */
 export type ToolVisibility = { show_name: boolean; show_arguments: boolean; show_result: boolean };
 
 export const ALL_VISIBLE: ToolVisibility = { show_name: true, show_arguments: true, show_result: true };

@@ -1,5 +1,5 @@
 /**
- * Seed 000's `stream: "none"`: one JSON body at the end, `{stopReason, messages}`, where `messages`
+ * The turns API's `stream: "none"`: one JSON body at the end, `{stopReason, messages}`, where `messages`
  * is what the agent added to the history in this turn (its assistant messages and the results of the
  * server tools it ran or denied), in history order: a batch's results in the order of its calls.
  */

@@ -1,8 +1,8 @@
 /**
- * Seed 000's SSE modes. `delta`: text and thinking as they stream. `message`: each text or thinking
+ * The turns API's SSE modes. `delta`: text and thinking as they stream. `message`: each text or thinking
  * block whole, when it ends. Both: `turn_start` first, `tool_call` for every call of a finished model
  * response (never for a call cut off by the output limit), `tool_result` for server tools only,
- * `turn_stop` last. Extra fields beyond the seed's: `turnId`, `usage`, `error`, `isError`.
+ * `turn_stop` last. Extra fields beyond the protocol's: `turnId`, `usage`, `error`, `isError`.
  */
 import { ignoring, type SseItem, tableEncoder, type WireEncoder } from './encoder';
 import { CompactionLog, turnUsage } from './turns-usage';

@@ -1,5 +1,5 @@
 /**
- * An AG-UI run as a turn request (README, "pi and AG-UI"). `HttpAgent` sends the whole conversation on
+ * An AG-UI run as a turn request (docs/pi-and-agui.md). `HttpAgent` sends the whole conversation on
  * every run, so the run brings only what the session has not taken yet:
  * - user, system and developer messages whose ids the session has not seen (the ids it took are
  *   remembered in SQLite);

@@ -156,7 +156,7 @@ function failedTurnBody(turnId: string): TurnJsonBody {
 }
 
 /**
- * The session's chat sockets (seed 003): one encoder for the turn, its frames sent to every socket
+ * The session's chat sockets (docs/chat-socket.md): one encoder for the turn, its frames sent to every socket
  * open at the time. The encoder starts with the first event at which a socket may be open, so that a
  * session with no socket pays nothing for it; a socket that connects mid-turn gets the rest of it.
  */

@@ -71,7 +71,7 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** A Harness run (`POST /harness/chat`): a turn whose events go out as seed 001's, in either format. */
+  /** A Harness run (`POST /harness/chat`): a turn whose events go out as the Harness protocol's, in either format. */
   async startHarnessRun(args: { sessionId: string; request: TurnRequest; model: string; format: HarnessFormat; sampling?: { temperature?: number } } & Told): Promise<Result<Stream>> {
     this.learn(args);
     return guard(async () => {
@@ -197,7 +197,7 @@ export class SessionObject extends DurableObject<Env> {
     return guard(async () => ({ erased: await eraseForUser(this.parts) }));
   }
 
-  // --- the chat socket (seed 003) and the alarm ----------------------------------------------------
+  // --- the chat socket (docs/chat-socket.md) and the alarm ----------------------------------------------------
 
   /** The upgrade, authenticated by the Worker, which names the session and user in headers. */
   override async fetch(request: Request): Promise<Response> {

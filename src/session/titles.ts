@@ -1,5 +1,5 @@
 /**
- * Names the conversation after its first exchange (seed 003's `conversation_title_update`), in a side
+ * Names the conversation after its first exchange (the chat protocol's `conversation_title_update`), in a side
  * call that holds no lock: the next turn may start meanwhile. Its usage counts for the session. A
  * model that never answers is given up on: a few attempts per object's life, each bounded in time.
  */

@@ -1,5 +1,5 @@
 /**
- * `agent_spawn` (README, "The Harness chat endpoint"): hands a task to a sub-agent, which runs in a session of its own
+ * `agent_spawn` (docs/harness.md): hands a task to a sub-agent, which runs in a session of its own
  * (its own Durable Object), and returns its answer and its session id. Its events are forwarded to
  * the caller's stream as they happen (the Harness door tells them with `source: "main/<agentId>"`);
  * with `expose_to_user`, its session is announced to the user (`SUBAGENT_EXPOSED`), who can open it

@@ -1,4 +1,4 @@
-/** The default agent's server tools (README, "The demo model" and the server tools). */
+/** The default agent's server tools (docs/demo-model.md and the server tools). */
 import { agentSpawnTool } from './agent-spawn';
 import { calculatorTool } from './calculator';
 import { countToTool } from './count-to';
@@ -9,7 +9,7 @@ import { createToolRegistry } from './registry';
 import { renderChartTool } from './render-chart';
 
 /**
- * The four of the README's server tools, two that show progress and images (seed 001's CUSTOM and data
+ * The four of the the server tools (docs/demo-model.md), two that show progress and images (the Harness protocol's CUSTOM and data
  * events), and `agent_spawn` last. A sub-agent gets them all but `agent_spawn`: it cannot spawn.
  */
 export const SUBAGENT_TOOLS = [calculatorTool, currentTimeTool, memorySaveTool, memoryListTool, countToTool, renderChartTool];

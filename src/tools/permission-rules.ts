@@ -1,5 +1,5 @@
 /**
- * Permission rules that last (seed 001's `rules`; docs/decisions.md 22): `{tool_name, rule_content,
+ * Permission rules that last (the Harness protocol's `rules`; docs/decisions.md 22): `{tool_name, rule_content,
  * behavior: allow | deny | ask, source}`, kept by the session and applied to every later call of a
  * server tool, whichever door the turn came through. Platform-free.
  *

@@ -47,7 +47,7 @@ export type ToolContext = {
 export interface ServerTool<Input = unknown> {
   name: string;
   description: string;
-  /** `true`: runs inline. `false`: the user must grant each call first (seed 000 "untrusted"). */
+  /** `true`: runs inline. `false`: the user must grant each call first (the turns API (docs/turns-api.md) "untrusted"). */
   trust: boolean;
   inputSchema: z.ZodType<Input>;
   /** The JSON Schema offered to the model, when it comes as is (an MCP server's); else from `inputSchema`. */

@@ -1,5 +1,5 @@
 /**
- * The Harness door's two response formats (seed 001, section 3), as framings of the event stream:
+ * The Harness door's two response formats (docs/harness.md, section 3), as framings of the event stream:
  * SSE with one `data:<json>` line per event and no event names, or one JSON array whose elements are
  * written as the events happen (whitespace keeps the connection alive between them).
  */

@@ -1,6 +1,6 @@
 /**
  * The real AG-UI client (`@ag-ui/client`'s `HttpAgent`) against the Worker under `wrangler dev`
- * (README, "pi and AG-UI"). The client verifies the stream itself (its schemas and ordering rules fail a
+ * (docs/pi-and-agui.md). The client verifies the stream itself (its schemas and ordering rules fail a
  * run that breaks them, and it warns of any field it strips); each event is also checked here with
  * `@ag-ui/core`'s schemas. Covered: a plain run, the whole conversation sent again, an untrusted tool
  * interrupted and resumed, a client tool answered on the next run, and a run the client aborts.

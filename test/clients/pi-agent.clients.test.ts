@@ -1,7 +1,7 @@
 /**
  * The real pi agent (`@mariozechner/pi-agent-core`'s `Agent`) against the Worker under `wrangler
  * dev`: its `streamFn` is pi's own `streamProxy`, pointed at `POST /api/stream` with a token of this
- * deployment. The agent runs a prompt with a tool of its own through to the end (README, "pi and AG-UI").
+ * deployment. The agent runs a prompt with a tool of its own through to the end (docs/pi-and-agui.md).
  */
 import { Agent, streamProxy, type AgentEvent, type AgentTool } from '@mariozechner/pi-agent-core';
 import type { Model } from '@mariozechner/pi-ai';

@@ -1,9 +1,9 @@
 /**
- * `POST /harness/chat` (seed 001; README, "The Harness chat endpoint") against the real Worker and Durable Objects:
+ * `POST /harness/chat` (docs/harness.md; docs/harness.md) against the real Worker and Durable Objects:
  * golden event sequences for a plain answer, a trusted tool, a confirmation granted (with edited
  * input) and denied, all denied, external execution, the iteration bound and a failure; every event
  * parsed with its strict schema (`src/protocol/harness-events.ts`); both response formats; every 400
- * of seed section 3.3 with the session unchanged; one session through both doors.
+ * of the protocol with the session unchanged; one session through both doors.
  */
 import { env } from 'cloudflare:workers';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
@@ -36,7 +36,7 @@ function checked(events: Event[]): Event[] {
     const schema = harnessEventSchemas[event.type];
     expect(schema, `unknown type ${event.type}`).toBeDefined();
     const parsed = schema.safeParse(event);
-    if (!parsed.success) throw new Error(`${event.type} does not match seed section 5: ${parsed.error.message}\n${JSON.stringify(event)}`);
+    if (!parsed.success) throw new Error(`${event.type} does not match the protocol: ${parsed.error.message}\n${JSON.stringify(event)}`);
   }
   expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
   expect(events[0]?.type).toBe('AGENT_START');
@@ -68,7 +68,7 @@ const DEMO_BLOCKS = ['THINKING_BLOCK_START', 'THINKING_BLOCK_DELTA', 'THINKING_B
 const of = (events: Event[], type: HarnessEventType) => events.filter((event) => event.type === type);
 
 describe('POST /harness/chat', () => {
-  it('tells a plain answer in the seed’s order, with the common fields and AGENT_RESULT’s Msg', async () => {
+  it('tells a plain answer in the protocol’s order, with the common fields and AGENT_RESULT’s Msg', async () => {
     const sessionId = newSessionId('harness');
     const events = await chat({ sessionId, userId: 'local', input: 'hello there' });
     expect(types(events)).toEqual(['AGENT_START', 'MODEL_CALL_START', ...DEMO_BLOCKS, 'MODEL_CALL_END', 'AGENT_RESULT', 'AGENT_END']);
@@ -87,7 +87,7 @@ describe('POST /harness/chat', () => {
     expect(callEnd.usage.totalTokens).toBe(callEnd.usage.inputTokens + callEnd.usage.outputTokens);
   });
 
-  it('ignores fields the seed does not name, as the seed’s own server does', async () => {
+  it('ignores fields the protocol does not name, as the protocol’s own server does', async () => {
     const events = await chat({ sessionId: newSessionId('harness'), userId: 'local', input: 'hello', stream: true, clientVersion: '1.2', chatModel: { name: 'demo:demo', topP: 0.9 } });
     expect(types(events).at(-1)).toBe('AGENT_END');
   });
@@ -384,7 +384,7 @@ describe('POST /harness/chat', () => {
     expect(users).toEqual(['calculate 1+1', 'calculate 2+2', 'hello again']);
   });
 
-  describe('refuses what seed section 3.3 refuses, with a 400 and the session unchanged', () => {
+  describe('refuses what the protocol refuses, with a 400 and the session unchanged', () => {
     const cases: [string, Record<string, unknown> | string, string][] = [
       ['no sessionId', { userId: 'local', input: 'hi' }, 'invalid_request'],
       ['an empty sessionId', { sessionId: '', userId: 'local', input: 'hi' }, 'invalid_request'],

@@ -1,5 +1,5 @@
 /**
- * `POST /ag-ui` (README, "pi and AG-UI") against the real Worker and Durable Object: every event checked
+ * `POST /ag-ui` (docs/pi-and-agui.md) against the real Worker and Durable Object: every event checked
  * with `@ag-ui/core`'s own schemas and `@ag-ui/client`'s ordering rules (`verifyEvents`); the thread
  * as the session; only unseen messages taken; interrupts for untrusted tools answered by `resume`;
  * client tools left pending and answered by tool messages; the cancel of a run; every bad input a

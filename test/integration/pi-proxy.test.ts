@@ -1,5 +1,5 @@
 /**
- * `POST /api/stream` (README, "pi and AG-UI"), the model proxy of pi-agent-core's `streamProxy`: its
+ * `POST /api/stream` (docs/pi-and-agui.md), the model proxy of pi-agent-core's `streamProxy`: its
  * events on the demo model and on recorded upstream streams, the rules the real client imposes
  * (`{"error": "<sentence>"}` before the stream, an `error` event after it, `done`/`error` last), the
  * request's `baseUrl` never fetched, only pi's tools offered. The real client drives it in

@@ -34,7 +34,7 @@ async function call(real: Real, user: User, path: string, init: { method?: strin
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
 }
 
-/** What the demo model leaves pending for a prompt (see README "The demo model"). */
+/** What the demo model leaves pending for a prompt (see docs/demo-model.md). */
 function expectedPending(prompt: string, withTools: boolean): Pending['awaiting'][] {
   return prompt.split(';').flatMap((clause): Pending['awaiting'][] => {
     if (/^\s*remember/.test(clause)) return ['permission'];

@@ -1,5 +1,5 @@
 /**
- * Every case of docs/turns-api.md, in each of seed 000's three modes, on the demo model: every
+ * Every case of docs/turns-api.md, in each of the turns API's three modes, on the demo model: every
  * event type and every stop reason, checked on the parsed events and on the stored history.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Every rule of docs/turns-api.md and the README's error table with its status and code, and after each rejected request
+ * Every rule of docs/turns-api.md and the the error table of docs/turns-api-reference.md with its status and code, and after each rejected request
  * the session's stored state exactly as it was (history, pending calls, times).
  */
 import { describe, expect, it } from 'vitest';

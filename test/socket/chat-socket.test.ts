@@ -1,5 +1,5 @@
 /**
- * The chat socket (seed 003) against the real Worker and Durable Object in workerd: completions with
+ * The chat socket (docs/chat-socket.md) against the real Worker and Durable Object in workerd: completions with
  * text, tools of every kind, stop, titles; several sockets on one session; frames that are refused.
  */
 import { runInDurableObject } from 'cloudflare:test';

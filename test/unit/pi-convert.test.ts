@@ -1,4 +1,4 @@
-/** Our stop reasons, usage and provider names in pi's words (README, "pi and AG-UI"). */
+/** Our stop reasons, usage and provider names in pi's words (docs/pi-and-agui.md). */
 import { describe, expect, it } from 'vitest';
 import { ourProviderOf, piModelOf, piStopReason, toPiUsage } from '../../src/protocol/pi-convert';
 

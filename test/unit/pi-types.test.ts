@@ -1,5 +1,5 @@
 /**
- * The compile-time check of README, "pi and AG-UI": what the pi encoder and the model proxy emit is
+ * The compile-time check of docs/pi-and-agui.md: what the pi encoder and the model proxy emit is
  * assignable to the published `@mariozechner/pi-agent-core` types (`npm test` typechecks this file
  * before it runs). The runtime part feeds a real turn's kind of events through the encoder and keeps
  * them under pi's type.

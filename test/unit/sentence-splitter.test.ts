@@ -1,4 +1,4 @@
-/** The sentence splitter of seed 003: examples, and properties over random text cut into random deltas. */
+/** The sentence splitter of the chat protocol (docs/chat-socket.md): examples, and properties over random text cut into random deltas. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SentenceSplitter, splitSentences } from '../../src/protocol/sentence-splitter';

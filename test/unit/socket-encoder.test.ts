@@ -1,4 +1,4 @@
-/** Seed 003's socket encoder as a pure function of internal events: what each ending becomes, sentences per message. */
+/** The chat protocol's socket encoder as a pure function of internal events: what each ending becomes, sentences per message. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, StopReason, ToolExecution } from '../../src/agent/events';

@@ -1,5 +1,5 @@
 /**
- * `POST /ag-ui`: AG-UI's `RunAgentInput` in, its events out over SSE (README, "pi and AG-UI"). The
+ * `POST /ag-ui`: AG-UI's `RunAgentInput` in, its events out over SSE (docs/pi-and-agui.md). The
  * thread is the session (`threadId` is the session id); `forwardedProps.model` may pick a model of
  * `MODELS`. The session takes what the run brings that it has not seen (see `session/agui-door.ts`).
  */

@@ -1,9 +1,9 @@
 /**
- * `POST /harness/chat` (seed 001; README, "The Harness chat endpoint"): a run of the session's agent, told in the 31
+ * `POST /harness/chat` (docs/harness.md; docs/harness.md): a run of the session's agent, told in the 31
  * events of the Harness chat endpoint, as SSE `data:` lines (`Accept: text/event-stream`) or one JSON
  * array written as they happen. The session is the one the turns API reaches with the same user and
  * id. Where auth is on, `userId` must be the token's user; where it is off (loopback, no
- * AUTH_SECRET), `userId` names the user, as the seed has it.
+ * AUTH_SECRET), `userId` names the user, as the protocol has it.
  */
 import type { IRequest } from 'itty-router';
 import { harnessRequestSchema } from '../../api/harness-request';

@@ -1,5 +1,5 @@
 /**
- * `POST /api/stream`: the model proxy that pi-agent-core's `streamProxy` calls (README, "pi and AG-UI"),
+ * `POST /api/stream`: the model proxy that pi-agent-core's `streamProxy` calls (docs/pi-and-agui.md),
  * so a pi agent can reach every model of this deployment with its token alone. One model call, no
  * session: pi keeps the conversation and runs the tools. The request's `model.baseUrl` and `headers`
  * are never fetched; the model must be one of `MODELS`; only the tools pi sends are offered.

@@ -1,5 +1,5 @@
 /**
- * `GET /sessions/:id/ws`: the chat socket (seed 003). The Worker authenticates the upgrade and hands it
+ * `GET /sessions/:id/ws`: the chat socket (docs/chat-socket.md). The Worker authenticates the upgrade and hands it
  * to the session's Durable Object, which holds the socket with the Hibernation API. Browsers cannot
  * set headers on a WebSocket, so the token may also come as a subprotocol entry `bearer.<token>`
  * next to `agent-chat`, which the server selects. A refused upgrade still completes, then closes at

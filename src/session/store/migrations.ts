@@ -80,7 +80,7 @@ export const MIGRATIONS: string[][] = [
          AND json_extract(block.value, '$.type') = 'tool_use'`,
   ],
   [
-    // The chat socket's messages and answers, waiting for the completion that takes them (seed 003:
+    // The chat socket's messages and answers, waiting for the completion that takes them (the chat protocol (docs/chat-socket.md):
     // `append_message` first, `request_completion` after), and the options of the socket's last
     // completion, for the one that resumes by itself once every pending call is answered.
     `CREATE TABLE socket_staged (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
@@ -92,7 +92,7 @@ export const MIGRATIONS: string[][] = [
     `CREATE TABLE door_message_ids (id TEXT PRIMARY KEY) WITHOUT ROWID`,
   ],
   [
-    // Lasting permission rules (seed 001's rules), applied to every later call of a server tool.
+    // Lasting permission rules (the Harness protocol's rules), applied to every later call of a server tool.
     `CREATE TABLE permission_rules (
        id INTEGER PRIMARY KEY AUTOINCREMENT,
        tool_name TEXT NOT NULL,

@@ -36,7 +36,7 @@ export function openStores(storage: DurableObjectStorage): SessionStores {
 }
 
 export type SessionSummary = {
-  /** Made by the model after the first exchange (seed 003's conversation title). */
+  /** Made by the model after the first exchange (the chat protocol's conversation title). */
   title?: string;
   createdAt: string;
   updatedAt: string;

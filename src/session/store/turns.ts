@@ -145,7 +145,7 @@ export class TurnStore {
    * Forgets what has outlived its use: event logs and idempotency keys of turns that ended before
    * `before`, and the logs of all but the newest `keepTurns` turns, except those of turns started
    * with an idempotency key: a retry within the key's window replays its turn's events, so the
-   * window (README: 24 h), not a count of turns, decides when those go. Returns when the next log
+   * window (docs/operations.md: 24 h), not a count of turns, decides when those go. Returns when the next log
    * expires.
    */
   prune(before: number, keepTurns: number): number | undefined {

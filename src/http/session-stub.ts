@@ -10,7 +10,7 @@ import type { SessionObject } from '../session/session-object';
 import { sessionObject, type Owner } from '../users/owner';
 
 /** Where a session's object is named (the tests and the bench name it too). */
-export { sessionObjectName, userOfObjectName } from '../session/object-name';
+export { sessionObjectName } from '../users/owner';
 
 /**
  * The session's RPC methods with their declared result types. workers-types maps RPC results to

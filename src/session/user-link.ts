@@ -76,10 +76,8 @@ export class UserLink {
   private async tellStarted(sessionId: string): Promise<void> {
     const { meta } = this.host.stores;
     if (!meta.exists()) return;
-    // Between the entries stored before and after it.
-    const version = this.host.outbox.lastId() + 0.5;
     try {
-      this.answered(await this.host.user().report([{ kind: 'started', generation: meta.generation(), version, entry: namesOf(meta, sessionId) }]));
+      this.answered(await this.host.user().report([{ kind: 'started', generation: meta.generation(), version: this.host.outbox.nextId(), entry: namesOf(meta, sessionId) }]));
     } catch (error) {
       console.warn('user report of a start failed; its end will tell', error);
     }

@@ -12,13 +12,14 @@ const BATCH = 200;
 
 export class Outbox {
   private ready = false;
+  private lastId = 0;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
   private get sql(): SqlStorage {
     if (!this.ready) {
       this.storage.sql.exec(`CREATE TABLE IF NOT EXISTS user_outbox (
-         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         id INTEGER PRIMARY KEY,
          kind TEXT NOT NULL,
          body TEXT NOT NULL,
          attempts INTEGER NOT NULL DEFAULT 0
@@ -37,14 +38,26 @@ export class Outbox {
    * Adds the session's entry, made from its version (the row's id, which only grows): it replaces
    * any entry not sent yet, since only the latest matters.
    */
-  putEntry(entry: (version: number) => Extract<Report, { kind: 'session' | 'started' }>): void {
+  putEntry(entry: (version: number) => Extract<Report, { kind: 'session' }>): void {
     this.sql.exec("DELETE FROM user_outbox WHERE kind = 'entry'");
-    const id = this.insert('entry', '{}');
-    this.sql.exec('UPDATE user_outbox SET body = ? WHERE id = ?', JSON.stringify(entry(id)), id);
+    const id = this.nextId();
+    this.sql.exec('INSERT INTO user_outbox (id, kind, body) VALUES (?, ?, ?)', id, 'entry', JSON.stringify(entry(id)));
+  }
+
+  /**
+   * An id above every earlier one, never reused (a sent batch is deleted by its ids): the time in
+   * microseconds, one more than the last where two fall in the same millisecond. A later instance's
+   * clock is later. It also orders what is told outside the outbox (a turn's start).
+   */
+  nextId(): number {
+    this.lastId = Math.max(Date.now() * 1000, this.lastId + 1);
+    return this.lastId;
   }
 
   private insert(kind: string, body: string): number {
-    return this.sql.exec<{ id: number }>('INSERT INTO user_outbox (kind, body) VALUES (?, ?) RETURNING id', kind, body).one().id;
+    const id = this.nextId();
+    this.sql.exec('INSERT INTO user_outbox (id, kind, body) VALUES (?, ?, ?)', id, kind, body);
+    return id;
   }
 
   /** The oldest reports waiting, as many as one send carries. */
@@ -77,12 +90,6 @@ export class Outbox {
   failed(upTo: number): number {
     this.sql.exec('UPDATE user_outbox SET attempts = attempts + 1 WHERE id <= ?', upTo);
     return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox').one().n ?? 0;
-  }
-
-  /** The id of the last report ever added (0 before any): the version an entry told outside the outbox stands after. */
-  lastId(): number {
-    if (!this.hasTable()) return 0;
-    return this.sql.exec<{ seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'user_outbox'`).toArray()[0]?.seq ?? 0;
   }
 
   size(): number {

@@ -13,8 +13,8 @@ import { sessionObject, type Owner } from '../users/owner';
 export { sessionObjectName } from '../users/owner';
 
 /**
- * The session's RPC methods with their declared result types. workers-types maps RPC results to
- * "serializable" types and gives up (`never`) on fields typed `unknown` (tool inputs, error
+ * The session's RPC methods with their declared result types. The runtime types map RPC results to
+ * "serializable" types and give up (`never`) on fields typed `unknown` (tool inputs, error
  * details), though they are plain JSON values that structured clone carries as they are.
  */
 export type SessionRpc = Pick<

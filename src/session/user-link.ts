@@ -51,7 +51,7 @@ export class UserLink {
   private readonly unsent = new Map<number, Spent>();
   /** One send at a time; what is added meanwhile goes in the next. A storage gone with its object (a reset) fails it too: the next instance sends. */
   private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
-  private startTimer: ReturnType<typeof setTimeout> | undefined;
+  private startTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly host: UserLinkHost) {}
 
@@ -106,7 +106,7 @@ export class UserLink {
 
   /** Waits until what is in the outbox now has been taken, or a short while: the end of a turn. */
   async delivered(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: ReturnType<typeof setTimeout> | null = null;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, DELIVERY_WAIT_MS)));
     await Promise.race([this.sending.current ?? Promise.resolve(), late]);
     clearTimeout(timer);

@@ -1,7 +1,7 @@
 /** What the stand-in webhook receiver recorded (test/helpers/webhook-receiver.ts), read from inside workerd. */
 import { env } from 'cloudflare:workers';
 import { expect, vi } from 'vitest';
-import type { ReceivedHook } from './webhook-receiver';
+import type { ReceivedHook } from './received-hook';
 
 /** Every attempt the receiver got for a session, in order. */
 export async function hooksOf(sessionId: string): Promise<ReceivedHook[]> {

@@ -7,21 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { ReceivedHook } from './received-hook';
 
 /** The deployment's secret in the tests that send webhooks (Standard Webhooks form). */
 export const WEBHOOK_TEST_SECRET = `whsec_${Buffer.from('the-test-webhook-secret-of-32-bytes!').toString('base64')}`;
-
-export type ReceivedHook = {
-  webhookId: string;
-  timestamp: string;
-  signature: string;
-  verified: boolean;
-  answered: number;
-  type?: string;
-  data?: any;
-  body: string;
-  at: number;
-};
 
 export async function startWebhookReceiver(): Promise<{ url: string; server: Server }> {
   const received: ReceivedHook[] = [];

@@ -1,5 +1,5 @@
 /**
- * The body of `POST /harness/chat` (docs/harness.md; docs/harness.md): `sessionId`, `userId`,
+ * The body of `POST /harness/chat` (docs/harness.md): `sessionId`, `userId`,
  * `input`, `chatModel`, and for resuming, `confirmResults` and `toolResults`; `tools` as in the turns
  * API. `input` may be empty only when the request brings answers. Unknown fields are ignored, as the
  * protocol's reference server ignores them: a front-end written for it must not be refused for a field it adds.

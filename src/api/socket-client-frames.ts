@@ -1,5 +1,5 @@
 /**
- * The frames a client sends on `GET /sessions/{id}/ws` (docs/chat-socket.md; docs/chat-socket.md): JSON text,
+ * The frames a client sends on `GET /sessions/{id}/ws` (docs/chat-socket.md): JSON text,
  * `{type, ...}`, fields in snake_case as the protocol writes them. Fields the protocol does not name are
  * ignored rather than refused, so that front-ends written for the protocol's reference server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.

@@ -1,4 +1,4 @@
-/** The body of `POST /sessions/{id}/turns` (docs/turns-api.md; docs/turns-api.md). Strict: unknown fields are a 400. */
+/** The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400. */
 import { z } from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';

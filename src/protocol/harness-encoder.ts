@@ -1,5 +1,5 @@
 /**
- * The Harness chat endpoint's events (docs/harness.md; docs/harness.md): a run opens with `AGENT_START`,
+ * The Harness chat endpoint's events (docs/harness.md): a run opens with `AGENT_START`,
  * echoes the answers it was given (`USER_CONFIRM_RESULT`, `EXTERNAL_EXECUTION_RESULT`,
  * `ALL_TOOLS_DENIED`), frames each model call with `MODEL_CALL_START`/`MODEL_CALL_END {usage}` and its
  * blocks with `*_START/_DELTA/_END`, tells each executed tool as `TOOL_RESULT_START`, its text and

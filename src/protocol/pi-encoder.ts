@@ -1,5 +1,5 @@
 /**
- * `stream: "pi"`: the pi agent's events (docs/pi-and-agui.md; docs/pi-and-agui.md), as pi-agent-core's loop emits
+ * `stream: "pi"`: the pi agent's events (docs/pi-and-agui.md), as pi-agent-core's loop emits
  * them: `agent_start`, `turn_start`, the request's messages (`message_start`/`message_end`), each model
  * call's `message_start`, `message_update`s and `message_end`, the executions of its server tools
  * (`tool_execution_start` for every call of a batch before any end), the results as messages in call

@@ -1,5 +1,5 @@
 /**
- * The chat socket's client frames (docs/chat-socket.md; docs/chat-socket.md), handled inside the session's Durable
+ * The chat socket's client frames (docs/chat-socket.md), handled inside the session's Durable
  * Object. Messages and answers are staged in SQLite until a completion takes them: `append_message`
  * stages, `request_completion` starts a turn over what is staged, and once every pending tool call
  * is answered (approvals and client results alike) the completion goes on by itself. A frame that is

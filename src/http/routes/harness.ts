@@ -1,5 +1,5 @@
 /**
- * `POST /harness/chat` (docs/harness.md; docs/harness.md): a run of the session's agent, told in the 31
+ * `POST /harness/chat` (docs/harness.md): a run of the session's agent, told in the 31
  * events of the Harness chat endpoint, as SSE `data:` lines (`Accept: text/event-stream`) or one JSON
  * array written as they happen. The session is the one the turns API reaches with the same user and
  * id. Where auth is on, `userId` must be the token's user; where it is off (loopback, no

@@ -1,5 +1,5 @@
 /**
- * `POST /harness/chat` (docs/harness.md; docs/harness.md) against the real Worker and Durable Objects:
+ * `POST /harness/chat` (docs/harness.md) against the real Worker and Durable Objects:
  * golden event sequences for a plain answer, a trusted tool, a confirmation granted (with edited
  * input) and denied, all denied, external execution, the iteration bound and a failure; every event
  * parsed with its strict schema (`src/protocol/harness-events.ts`); both response formats; every 400

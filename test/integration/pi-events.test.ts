@@ -1,5 +1,5 @@
 /**
- * `stream: "pi"` (docs/pi-and-agui.md; docs/pi-and-agui.md) on the demo model: the event sequence of a plain
+ * `stream: "pi"` (docs/pi-and-agui.md) on the demo model: the event sequence of a plain
  * answer, of parallel tool calls, of calls that wait for the client or the user, of a refusal and an
  * error; the stop reasons; resuming after a drop. The compile-time check that these events are pi's
  * own types is in `pi-types.test.ts`.

@@ -4,21 +4,33 @@ import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { withUser } from './auth';
 import { errorResponse } from './error-response';
-import { openApiDocument } from './openapi';
 import { withAdmission } from './admission';
 import { activateBranch, getBranches, postFork } from './routes/branches';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/users';
-import { postAgui } from './routes/agui';
-import { postHarnessChat } from './routes/harness';
-import { postPiStream } from './routes/pi-stream';
-import { handleMcp } from './routes/mcp';
-import { agentCard, postA2a } from './routes/a2a';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurn, getTurnEvents, postTurn } from './routes/turns';
 import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
 
 type Args = [Env, ExecutionContext];
+type Handler<Request extends IRequest> = (request: Request, env: Env, context: ExecutionContext) => Response | Promise<Response>;
+
+/**
+ * A route whose module is evaluated on its first request, not when an isolate starts: the OpenAPI
+ * builder and the doors besides the turns API (the MCP SDK alone is a third of the startup). The
+ * bundle is one file either way; what waits is the modules' top-level work (docs/operations.md).
+ */
+function lazy<Name extends string, Request extends IRequest>(load: () => Promise<Record<Name, Handler<Request>>>, name: Name): Handler<Request> {
+  return async (request, env, context) => (await load())[name](request, env, context);
+}
+
+const openApi = lazy(() => import('./openapi-route'), 'getOpenApi');
+const agentCard = lazy(() => import('./routes/a2a'), 'agentCard');
+const postA2a = lazy(() => import('./routes/a2a'), 'postA2a');
+const handleMcp = lazy(() => import('./routes/mcp'), 'handleMcp');
+const postPiStream = lazy(() => import('./routes/pi-stream'), 'postPiStream');
+const postAgui = lazy(() => import('./routes/agui'), 'postAgui');
+const postHarnessChat = lazy(() => import('./routes/harness'), 'postHarnessChat');
 
 const methodNotAllowed = (allowed: string[]) => (request: IRequest) => {
   throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
@@ -30,7 +42,7 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
-  .get('/openapi.json', () => Response.json(openApiDocument()))
+  .get('/openapi.json', openApi)
   // The playground is a static asset; the root leads to it.
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
   // The A2A door (docs/a2a.md): its card is public; its endpoint authenticates on its own.

@@ -5,7 +5,7 @@
 import type { Env } from './env';
 import type { CorsOrigins } from './http/cors';
 import { ApiError } from './lib/errors';
-import { z } from './lib/zod';
+import * as z from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
 import type { ContextSettings } from './agent/context/context-window';

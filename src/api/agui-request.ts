@@ -5,7 +5,7 @@
  * whole conversation on every run, so the messages are bounded by count, not by the per-turn limits
  * (those apply to the messages the run brings that the session has not seen).
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { ifBusySchema, sessionIdSchema } from './turn-request';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });

@@ -2,7 +2,7 @@
  * What the routes of turns without a client answer (docs/background.md): a turn's state and, once it
  * ended, what `stream: "none"` would have answered; a session's webhook deliveries; a new schedule.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { turnBodySchema, turnStatusSchema } from './responses';
 
 export const turnViewSchema = turnBodySchema

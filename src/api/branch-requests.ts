@@ -1,5 +1,5 @@
 /** The body of `POST /sessions/{id}/fork` (docs/branches.md). Strict: unknown fields are a 400. */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { messageIdSchema } from './message-ids';
 import { sessionIdSchema } from './turn-request';
 

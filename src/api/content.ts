@@ -2,7 +2,7 @@
  * Content blocks and history messages: the public shapes of the turns API (docs/turns-api.md), which are also the shapes the
  * session stores. Read back from SQLite through the same schemas.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 export const textBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 

@@ -4,7 +4,7 @@
  * API. `input` may be empty only when the request brings answers. Unknown fields are ignored, as the
  * protocol's reference server ignores them: a front-end written for it must not be refused for a field it adds.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { confirmResultSchema, harnessContentBlockSchema, toolStateSchema } from '../protocol/harness-events';
 import { LIMITS } from './limits';
 import { clientToolSchema, ifBusySchema, sessionIdSchema } from './turn-request';

@@ -2,7 +2,7 @@
  * A stored message's id (docs/branches.md): stable, opaque to clients, `msg_` and the message's
  * place in its session's history. `parentId`, `?leaf=`, `upTo` and a branch's `leafId` take it.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 export const messageIdSchema = z.string().regex(/^msg_[1-9][0-9]{0,14}$/, { message: 'A message id is one the session gave ("msg_" and digits).' });
 

@@ -1,5 +1,5 @@
 /** Query of `GET /sessions/{id}/messages`: a page size, the opaque cursor of the previous page, and the branch. */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { messageIdSchema } from './message-ids';
 
 export const messagesQuerySchema = z.strictObject({

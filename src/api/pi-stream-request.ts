@@ -3,7 +3,7 @@
  * `{model, context, options}`, and its conversion to our history. pi's objects carry more than we
  * read (a model's `baseUrl`, `cost`, `headers`): unknown fields are allowed and ignored, never used.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock } from './content';
 import { LIMITS } from './limits';
 import { toolNameSchema } from './turn-request';

@@ -4,7 +4,7 @@
  * document is generated from them, the typed client's types are checked against them, and the tests
  * parse real answers with them (strictly), so that they say what the Worker sends.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { assistantMessageSchema, systemMessageSchema, toolMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
 
 export const errorBodySchema = z

@@ -4,7 +4,7 @@
  * never by hand; the next run is its answer.
  */
 import { Cron } from 'croner';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { systemMessageSchema, userMessageSchema } from './content';
 import { LIMITS } from './limits';
 import { clientToolSchema, modelNameSchema } from './turn-request';

@@ -5,7 +5,7 @@
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
 import { clientToolSchema, ifBusySchema, modelNameSchema, userInputContentSchema } from './turn-request';
 import { LIMITS } from './limits';

@@ -1,5 +1,5 @@
 /** The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400. */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { LIMITS } from './limits';
 import { messageIdSchema } from './message-ids';

@@ -1,5 +1,5 @@
 /** The small shapes of the routes of one turn, and the Idempotency-Key header. */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { sseModeSchema } from './turn-request';
 
 export const turnIdSchema = z.string().regex(/^turn_[0-9a-f]{24}$/);

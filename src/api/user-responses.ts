@@ -3,7 +3,7 @@
  * their own view, and the export's lines. Schemas, as for the turns API: the OpenAPI document is
  * generated from them and the tests parse real answers with them.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { sessionViewSchema, usageSchema } from './responses';
 
 /** The fields a session's entry shares with its own view (`GET /sessions/{id}`), and what it adds. */

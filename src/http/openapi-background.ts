@@ -1,7 +1,7 @@
 /** The OpenAPI paths of turns without a client (docs/background.md): a turn's state, deliveries, schedules. */
 import { deliveryListSchema, scheduleCreatedSchema, turnViewSchema } from '../api/background-responses';
 import { scheduleRequestSchema, scheduleViewSchema } from '../api/schedule-requests';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { errors, json, schemaOf, sessionId, turnId, type Json } from './openapi-parts';
 
 const scheduleId = { name: 'scheduleId', in: 'path', required: true, schema: { type: 'string', pattern: '^sch_[0-9a-f]{24}$' } };

@@ -4,7 +4,7 @@
  */
 import { sessionIdSchema } from '../api/turn-request';
 import { turnIdSchema } from '../api/turn-routes';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 export type JsonSchema = Record<string, unknown>;
 export type Json = Record<string, unknown>;

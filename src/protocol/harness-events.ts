@@ -4,7 +4,7 @@
  * UTC with microseconds), and `source` and `metadata` only when they have a value. The encoder's
  * output is typed by them, and the tests parse every event the Worker sends with them.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { permissionRuleSchema } from '../tools/permission-rules';
 
 const common = {

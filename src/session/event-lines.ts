@@ -3,7 +3,7 @@
  * (a sub-agent to the session that spawned it, a session to the Worker's MCP door): one JSON line each.
  */
 import type { AgentEvent } from '../agent/events';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 /** A line is one internal event: the union is ours, written by `eventsFollower`; the check guards the frame. */
 const eventLineSchema = z.looseObject({ type: z.string() });

@@ -6,7 +6,7 @@
  */
 import type { AgentEvent, ModelCallUsage, TurnError } from '../agent/events';
 import { emptyUsage } from '../agent/usage';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import type { TurnStore } from './store/turns';
 
 /** Read back leniently: the union is ours, written by this code; the check guards the frame. */

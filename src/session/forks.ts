@@ -7,7 +7,7 @@
 import { historyMessageSchema, type HistoryMessage } from '../api/content';
 import { messageId } from '../api/message-ids';
 import { ApiError } from '../lib/errors';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { permissionRuleSchema, type PermissionRule } from '../tools/permission-rules';
 import { checkParent, isContinuable } from './branching';
 import type { SessionStores } from './store/stores';

@@ -6,7 +6,7 @@
 import { MAX_SCHEDULES, nextRunAt, scheduleRequestSchema, type ScheduleRequest, type ScheduleView } from '../api/schedule-requests';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import type { SessionStores } from './store/stores';
 import type { TurnQueue } from './turn-queue';
 

@@ -5,7 +5,7 @@
  * with `expose_to_user`, its session is announced to the user (`SUBAGENT_EXPOSED`), who can open it
  * like any other. A sub-agent cannot spawn sub-agents of its own.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { ToolError, type ServerTool } from './types';
 
 const inputSchema = z.strictObject({

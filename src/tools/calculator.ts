@@ -1,4 +1,4 @@
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { evaluateExpression } from './expression-parser';
 import type { ServerTool } from './types';
 

@@ -3,7 +3,7 @@
  * reports its progress after each step (the Harness door's `CUSTOM task_progress`, pi's
  * `tool_execution_update`). Trusted: it reads and writes nothing.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { sleep } from '../lib/sleep';
 import type { ServerTool } from './types';
 

@@ -1,4 +1,4 @@
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import type { ServerTool } from './types';
 
 const inputSchema = z.strictObject({ text: z.string().min(1).max(2000).describe('The note to keep.') });

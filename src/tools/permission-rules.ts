@@ -16,7 +16,7 @@
  * `MAX_SUBJECT_CHARS` is not matched at all: rules that match every call still do; of the others,
  * deny and ask rules count as matching and allow rules do not, so that length never buys a way past a rule.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 export const permissionRuleSchema = z.strictObject({
   tool_name: z.string().min(1).max(128),

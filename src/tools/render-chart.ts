@@ -2,7 +2,7 @@
  * `render_chart`: draws the values as a bar chart and returns it as a PNG image (with a line of text
  * for models that take no images). Trusted: it reads and writes nothing.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import { base64, encodePng } from './png';
 import type { ServerTool } from './types';
 

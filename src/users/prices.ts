@@ -4,7 +4,7 @@
  * tokens and tokens written to a prompt cache are parts of `inputTokens` (src/providers/vocabulary.ts),
  * so each is priced at its own rate and the rest of the input at `input`.
  */
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 import type { Usage } from '../providers/vocabulary';
 
 const perMillion = z.number().min(0).max(1_000_000);

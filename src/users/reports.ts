@@ -7,7 +7,7 @@
  */
 import { usageSchema } from '../api/responses';
 import { sessionEntrySchema } from '../api/user-responses';
-import { z } from '../lib/zod';
+import * as z from '../lib/zod';
 
 /**
  * `generation`: when the session was created (ms). A deleted session's later reports (from an outbox

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
 import { DEFAULT_RETRY_POLICY, retryDelay } from '../../src/agent/retry-policy';
 import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn';
-import { z } from '../../src/lib/zod';
+import * as z from '../../src/lib/zod';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
 import { createToolRegistry } from '../../src/tools/registry';
 import type { ServerTool } from '../../src/tools/types';

@@ -15,7 +15,7 @@ import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import { createA2aEncoder, type A2aStreamItem, type A2aTask } from '../../protocol/a2a-encoder';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';

@@ -13,7 +13,7 @@ import { readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import { createMcpChatEncoder } from '../../protocol/mcp-chat-encoder';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';

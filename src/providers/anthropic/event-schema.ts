@@ -1,5 +1,5 @@
 /** The Messages API stream events, leniently: the fields we read; unknown block and delta types pass. */
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 
 const usageSchema = z.object({
   input_tokens: z.number().nullish(),

@@ -2,7 +2,7 @@
  * The Chat Completions stream chunk, leniently: only the fields we read, each optional and nullable,
  * since OpenAI-compatible servers differ (vLLM, llama.cpp, DeepSeek, Groq, OpenRouter, xAI...).
  */
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 
 const text = z.string().nullish();
 

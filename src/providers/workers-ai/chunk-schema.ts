@@ -2,7 +2,7 @@
  * A Workers AI streaming chunk, leniently. Models answer in one of two shapes: the native one
  * (`response`, `tool_calls` of `{name, arguments}`, `usage`) or an OpenAI-style one (`choices[].delta`).
  */
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 
 const openaiToolCall = z.object({
   index: z.number().int().nonnegative().nullish(),

@@ -6,7 +6,7 @@
  * Reads of a path take each segment by `(branch, seq)`, so a turn on a long branch of a big tree
  * reads its own path only; making or activating a branch writes one row.
  */
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import type { HistoryShape } from './history-cache';
 import type { SessionMeta } from './meta';
 

@@ -7,7 +7,7 @@
  */
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../../api/content';
 import type { PendingToolCall, ToolExecution } from '../../agent/events';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import { BranchStore, type Range } from './branches';
 import { CompactionStore } from './compactions';
 import { keepLoaded, loadedIsCurrent, loadHistory, type LoadedHistory } from './history-cache';

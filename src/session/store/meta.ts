@@ -4,7 +4,7 @@
  * Whether the session exists at all is known here: every other table family asks this one.
  */
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import { MIGRATIONS } from './migrations';
 
 const usageSchema = z.object({

@@ -4,7 +4,7 @@
  * by every socket of the session. Read back through the turns API's own schemas.
  */
 import { clientToolSchema, inputMessageSchema, type InputMessage } from '../../api/turn-request';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 
 const optionsSchema = z.object({
   model: z.string().optional(),

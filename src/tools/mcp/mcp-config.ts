@@ -4,7 +4,7 @@
  * values may name secrets as `${SECRET_NAME}` (set with `wrangler secret put`), and trust: a default
  * for the server and overrides per tool. The default is untrusted: a user allows each call first.
  */
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 
 export type McpTrust = 'trusted' | 'untrusted';
 

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
 import { sleep } from '../../lib/sleep';
-import { z } from '../../lib/zod';
+import * as z from '../../lib/zod';
 import { ToolError, type ServerTool } from '../types';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';

@@ -6,12 +6,13 @@
 import type { AgentEvent } from '../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
 import { runTurn } from '../src/agent/run-turn';
-import { formatSseEvent } from '../src/transport/sse-stream';
+import { SSE_FRAMING } from '../src/transport/sse-stream';
 import { createAguiEncoder } from '../src/protocol/agui-encoder';
 import { typedSse } from '../src/protocol/encoder';
 import { createHarnessEncoder } from '../src/protocol/harness-encoder';
 import { harnessFraming } from '../src/transport/harness-framing';
 import { createPiEncoder } from '../src/protocol/pi-encoder';
+import { piSse } from '../src/protocol/pi-sse';
 import { createSocketEncoder } from '../src/protocol/socket-encoder';
 import { ALL_VISIBLE } from '../src/protocol/socket-frames';
 import { createTurnsJsonEncoder } from '../src/protocol/turns-json-encoder';
@@ -64,13 +65,13 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
   'loop + delta SSE encoder + framing': () => {
     const encoder = createTurnsSseEncoder('delta');
     return (event) => {
-      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+      for (const item of encoder.encode(event)) SSE_FRAMING.item(item, '1');
     };
   },
   'loop + message SSE encoder + framing': () => {
     const encoder = createTurnsSseEncoder('message');
     return (event) => {
-      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+      for (const item of encoder.encode(event)) SSE_FRAMING.item(item, '1');
     };
   },
   'loop + socket encoder (docs/chat-socket.md) + JSON framing': () => {
@@ -80,15 +81,15 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
     };
   },
   'loop + pi encoder (docs/pi-and-agui.md) + SSE framing': () => {
-    const encoder = typedSse(createPiEncoder());
+    const encoder = piSse(createPiEncoder());
     return (event) => {
-      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+      for (const item of encoder.encode(event)) SSE_FRAMING.item(item, '1');
     };
   },
   'loop + AG-UI encoder + SSE framing': () => {
     const encoder = typedSse(createAguiEncoder({ threadId: 'bench', runId: 'bench' }));
     return (event) => {
-      for (const item of encoder.encode(event)) formatSseEvent(item.event, '1', item.data);
+      for (const item of encoder.encode(event)) SSE_FRAMING.item(item, '1');
     };
   },
   'loop + Harness encoder (docs/harness.md) + SSE framing': () => {

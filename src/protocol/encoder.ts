@@ -28,8 +28,11 @@ export function ignoring<Type extends AgentEvent['type']>(...types: Type[]): Rec
   return Object.fromEntries(types.map((type) => [type, nothing])) as Record<Type, typeof nothing>;
 }
 
-/** An SSE event before framing: its `event:` name and the JSON of its `data:`. */
-export type SseItem = { event: string; data: unknown };
+/**
+ * An SSE event before framing: its `event:` name and the JSON of its `data:`. `json`, where an
+ * encoder gives it, is `data` already serialized (from parts it serialized once for many events).
+ */
+export type SseItem = { event: string; data: unknown; json?: string };
 
 /** SSE items of a format whose events name themselves by `type` (pi, AG-UI): `event:` is the type. */
 export function typedSse<Item extends { type: string }>(encoder: WireEncoder<Item>): WireEncoder<SseItem> {

@@ -53,7 +53,7 @@ export function harnessUsage(usage: Usage, seconds: number): HarnessUsage {
 
 /** ISO-8601 UTC with microseconds, as the protocol writes it. */
 export function microseconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
 }
 
 /** `yyyy-MM-dd HH:mm:ss.SSS` (UTC), the protocol's `Msg.timestamp`. */

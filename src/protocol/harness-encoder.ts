@@ -56,13 +56,22 @@ class HarnessEncoding {
   /** Each sub-agent's events, told by an encoder of their own with their source. */
   readonly subagents = new Map<string, WireEncoder<HarnessEvent>>();
 
+  /** The last clock reading and its text: a fast stream makes many events in one millisecond. */
+  private stampAt = Number.NaN;
+  private stamp = '';
+
   constructor(readonly run: HarnessRun) {}
 
   make<Type extends HarnessEvent['type']>(type: Type, body: Body<Type>): HarnessEvent {
+    const at = this.run.now();
+    if (at !== this.stampAt) {
+      this.stampAt = at;
+      this.stamp = microseconds(at);
+    }
     return {
       type,
       id: `${this.idPrefix}${(this.counter++).toString(16).padStart(8, '0')}`,
-      createdAt: microseconds(this.run.now()),
+      createdAt: this.stamp,
       ...(this.run.source ? { source: this.run.source } : {}),
       ...body,
     } as unknown as HarnessEvent;

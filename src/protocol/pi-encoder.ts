@@ -80,7 +80,9 @@ class PiEncoding {
   update(assistantMessageEvent: DistributiveOmit<PiAssistantMessageEvent, 'partial'>): PiAgentEvent[] {
     if (!this.open) return [];
     const partial = this.open.header;
-    return [{ type: 'message_update', message: partial, assistantMessageEvent: { ...assistantMessageEvent, partial } as PiAssistantMessageEvent }];
+    // The update is a literal its handler made for this call: completed in place, not copied (one per token).
+    (assistantMessageEvent as PiAssistantMessageEvent).partial = partial;
+    return [{ type: 'message_update', message: partial, assistantMessageEvent: assistantMessageEvent as PiAssistantMessageEvent }];
   }
 
   endMessage(message: PiAssistantMessage): PiAgentEvent[] {

@@ -13,6 +13,7 @@ import { createHarnessEncoder } from '../protocol/harness-encoder';
 import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
 import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
+import { piSse } from '../protocol/pi-sse';
 import type { ServerFrame } from '../protocol/socket-frames';
 import { emptyUsage } from '../agent/usage';
 import { turnUsage } from '../protocol/turns-usage';
@@ -74,7 +75,7 @@ export type FollowFrom = { after?: number; queued?: boolean };
 
 /** The wire format of each streaming mode: a pure encoder of the turn's events. */
 export function sseEncoderFor(mode: SseMode): WireEncoder<SseItem> {
-  return mode === 'pi' ? typedSse(createPiEncoder()) : createTurnsSseEncoder(mode);
+  return mode === 'pi' ? piSse(createPiEncoder()) : createTurnsSseEncoder(mode);
 }
 
 /** The follower of an AG-UI run (`POST /ag-ui`): its events over SSE. */

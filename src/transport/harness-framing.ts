@@ -8,14 +8,14 @@ import type { Framing } from './sse-stream';
 export type HarnessFormat = 'sse' | 'json';
 
 export function harnessFraming(format: HarnessFormat): Framing {
-  if (format === 'sse') return { item: ({ data }) => `data:${JSON.stringify(data)}\n\n`, heartbeat: ': keep-alive\n\n' };
+  if (format === 'sse') return { item: ({ data, json }) => `data:${json ?? JSON.stringify(data)}\n\n`, heartbeat: ': keep-alive\n\n' };
   let first = true;
   return {
     head: '[',
-    item: ({ data }) => {
+    item: ({ data, json }) => {
       const separator = first ? '\n' : ',\n';
       first = false;
-      return separator + JSON.stringify(data);
+      return separator + (json ?? JSON.stringify(data));
     },
     heartbeat: '\n',
     tail: '\n]\n',

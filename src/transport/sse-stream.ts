@@ -34,7 +34,7 @@ export type SseStream = {
  */
 export type Framing = { item(item: SseItem, id: string): string; heartbeat: string; head?: string; tail?: string };
 
-export const SSE_FRAMING: Framing = { item: (item, id) => formatSseEvent(item.event, id, item.data), heartbeat: ': keep-alive\n\n' };
+export const SSE_FRAMING: Framing = { item: (item, id) => sseEventText(item.event, id, item.json ?? JSON.stringify(item.data)), heartbeat: ': keep-alive\n\n' };
 
 /** What a stream does with a client that falls behind: past `maxChars` unread, it ends with `notice`. */
 export type LagBound = { maxChars: number; notice: (lastId: string) => SseItem };
@@ -147,6 +147,11 @@ function bytePipe(): { readable: ReadableStream<Uint8Array>; writable: WritableS
 
 /** One SSE event. Names and ids must not contain line breaks (they would forge fields). */
 export function formatSseEvent(event: string, id: string, data: unknown): string {
+  return sseEventText(event, id, JSON.stringify(data));
+}
+
+/** One SSE event whose data is JSON text (a single line: JSON.stringify writes no line break). */
+function sseEventText(event: string, id: string, json: string): string {
   if (/[\r\n]/.test(event) || /[\r\n]/.test(id)) throw new Error('SSE event names and ids cannot contain line breaks.');
-  return `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\nid: ${id}\ndata: ${json}\n\n`;
 }

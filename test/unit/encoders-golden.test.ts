@@ -17,6 +17,7 @@ import { createHarnessEncoder } from '../../src/protocol/harness-encoder';
 import { createMcpChatEncoder } from '../../src/protocol/mcp-chat-encoder';
 import { createPiEncoder } from '../../src/protocol/pi-encoder';
 import { createPiProxyEncoder } from '../../src/protocol/pi-proxy-encoder';
+import { piSse } from '../../src/protocol/pi-sse';
 import { createSocketEncoder } from '../../src/protocol/socket-encoder';
 import { createTurnsJsonEncoder } from '../../src/protocol/turns-json-encoder';
 import { createTurnsSseEncoder } from '../../src/protocol/turns-sse-encoder';
@@ -120,4 +121,16 @@ describe('every encoder, from the same golden scripts', async () => {
       expect(items.map((item) => JSON.stringify(item)).join('\n')).toMatchSnapshot();
     });
   }
+
+  // pi over SSE splices each update's JSON from the header's, made once (src/protocol/pi-sse.ts).
+  it.each(Object.keys(SCENARIOS))('pi over SSE: every spliced JSON is what JSON.stringify gives: %s', (scenario) => {
+    const encoder = piSse(createPiEncoder());
+    const items = scripts[scenario]!.flatMap((event) => encoder.encode(event));
+    const spliced = items.filter((item) => item.json !== undefined);
+    if (scenario !== 'cancel' && scenario !== 'error') expect(spliced.length).toBeGreaterThan(0);
+    for (const item of items) {
+      expect(item.event).toBe((item.data as { type: string }).type);
+      if (item.json !== undefined) expect(item.json).toBe(JSON.stringify(item.data));
+    }
+  });
 });

@@ -1,4 +1,5 @@
 // What the end-to-end benchmarks share: one timed streamed request, a random order, and the figures.
+import http from 'node:http';
 
 /** A copy in random order (Fisher–Yates). */
 export function shuffled(items) {
@@ -15,33 +16,53 @@ export const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.mi
 export const round = (value, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 
 /**
+ * The client of the timed requests: Node's own HTTP client with kept-alive connections, the leanest
+ * there is (fetch, undici's, took a millisecond more to the first event on the floor itself), so
+ * that the ratios measure the systems, not the client (bench/RESULTS.md says how the floor is measured).
+ */
+const agent = new http.Agent({ keepAlive: true });
+
+/**
  * Sends one request and reads its stream to the end: the time to the first text event, the time of
  * the last, and how many text events came (counted by `marker`, which each text event holds once).
+ * The clock starts before the request is written and stops as each chunk arrives, before any parsing.
  */
-export async function measure(url, body, marker) {
-  const started = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  const decoder = new TextDecoder();
-  let first;
-  let last = started;
-  let count = 0;
-  let carry = '';
-  for await (const bytes of response.body) {
-    const text = carry + decoder.decode(bytes, { stream: true });
-    let at = text.indexOf(marker);
-    let seen = 0;
-    while (at !== -1) {
-      seen++;
-      at = text.indexOf(marker, at + marker.length);
-    }
-    // Keep the tail, so that a marker split across two reads is counted once.
-    carry = text.slice(Math.max(0, text.length - marker.length + 1));
-    if (seen > 0) {
-      count += seen;
-      last = performance.now();
-      first ??= last;
-    }
-  }
-  return { ttft: (first ?? performance.now()) - started, totalMs: last - started, count };
+export function measure(url, body, marker) {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const started = performance.now();
+    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (response) => {
+      let first;
+      let last = started;
+      let count = 0;
+      let carry = '';
+      response.setEncoding('utf8');
+      let failure = '';
+      response.on('data', (chunk) => {
+        const now = performance.now();
+        if (response.statusCode >= 400) failure += chunk;
+        const text = carry + chunk;
+        let at = text.indexOf(marker);
+        let seen = 0;
+        while (at !== -1) {
+          seen++;
+          at = text.indexOf(marker, at + marker.length);
+        }
+        // Keep the tail, so that a marker split across two reads is counted once.
+        carry = text.slice(Math.max(0, text.length - marker.length + 1));
+        if (seen > 0) {
+          count += seen;
+          last = now;
+          first ??= now;
+        }
+      });
+      response.on('end', () => {
+        if (response.statusCode >= 400) return reject(new Error(`${url}: ${response.statusCode} ${failure}`));
+        resolve({ ttft: (first ?? performance.now()) - started, totalMs: last - started, count });
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(payload);
+  });
 }

@@ -38,7 +38,8 @@ const guard = setTimeout(() => {
 const upstream = await startBenchUpstream();
 const inspectorPort = 9300 + Math.floor(Math.random() * 600);
 const ours = await startDevServer({
-  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'profile-state-')), '--inspector-port', String(inspectorPort)],
+  // Unminified, so that the profile names our functions.
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'profile-state-')), '--inspector-port', String(inspectorPort), '--no-minify'],
   vars: serviceVars(upstream.url, 20_000),
 });
 

@@ -13,6 +13,7 @@ import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
 import { mapFinishReason } from './map-finish-reason';
+import { textChunk } from './text-chunk';
 
 export type OpenAIProviderOptions = {
   baseUrl: string;
@@ -79,13 +80,12 @@ async function* readChunks(body: ReadableStream<Uint8Array>, timer: UpstreamTime
       yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
       return;
     }
-    const parsed = chatChunkSchema.safeParse(json);
-    if (!parsed.success) {
+    const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
+    if (!chunk) {
       console.error('openai: unexpected chunk', data.slice(0, 500));
       yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
       return;
     }
-    const chunk = parsed.data;
     if (chunk.error) {
       // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
       console.error('openai: error in chunk', chunk.error);

@@ -3,7 +3,8 @@
  * Streamable HTTP server transport, with sessions), on 127.0.0.1. Its tools: `echo` (text), `chart`
  * (an image), `fail` (an error result), `crash` (a thrown error), `slow` (waits, and notices a
  * cancel). It asks for the header `x-test-token: secret-123`, and keeps a log at `GET /__log`:
- * how many times its tools were listed, each call, and the calls that were cancelled.
+ * how many times its tools were listed, each call, the calls that were cancelled, and the sessions
+ * ended by `DELETE`. `/mcp-json` is the same server without sessions, answering in JSON, not SSE.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -13,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { CHART_PNG, MCP_TEST_TOKEN } from './mcp-fixtures';
 
-type Log = { lists: number; calls: { tool: string; args: unknown }[]; cancelled: string[]; unauthorized: number };
+type Log = { lists: number; calls: { tool: string; args: unknown }[]; cancelled: string[]; unauthorized: number; ended: number };
 
 function buildServer(log: Log): McpServer {
   const server = new McpServer({ name: 'test-kit', version: '1.0.0' });
@@ -56,7 +57,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 }
 
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: Log = { lists: 0, calls: [], cancelled: [], unauthorized: 0 };
+  const log: Log = { lists: 0, calls: [], cancelled: [], unauthorized: 0, ended: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server = createServer(async (request, response) => {
     try {
@@ -64,13 +65,21 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
         return;
       }
-      if (request.url !== '/mcp') return void response.writeHead(404).end();
+      if (request.url !== '/mcp' && request.url !== '/mcp-json') return void response.writeHead(404).end();
       if (request.headers['x-test-token'] !== MCP_TEST_TOKEN) {
         log.unauthorized++;
         return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       }
       const body = request.method === 'POST' ? await readBody(request) : undefined;
       for (const message of [body].flat()) if ((message as { method?: string })?.method === 'tools/list') log.lists++;
+      if (request.method === 'DELETE' && request.headers['mcp-session-id']) log.ended++;
+      // `/mcp-json`: a stateless server that answers every request as JSON rather than SSE.
+      if (request.url === '/mcp-json') {
+        const stateless = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await buildServer(log).connect(stateless);
+        await stateless.handleRequest(request, response, body);
+        return;
+      }
       const id = request.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (!transport) {

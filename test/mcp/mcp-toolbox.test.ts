@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config';
 import type { ServerTool } from '../../src/tools/types';
 import { McpToolbox, type McpSettings } from '../../src/tools/mcp/mcp-toolbox';
+import { McpClient } from '../../src/tools/mcp/mcp-client';
 import { toolResultFromMcp } from '../../src/tools/mcp/mcp-result';
 import { mcpToolName } from '../../src/tools/mcp/mcp-names';
 import { ToolError } from '../../src/tools/types';
@@ -16,6 +17,11 @@ const server = { name: 'kit', url: `${env.MCP_TEST_URL}/mcp`, headers: { 'x-test
 const settings = (overrides: Partial<McpSettings> = {}): McpSettings => ({ servers: [server], listTtlMs: 60_000, listTimeoutMs: 2000, callTimeoutMs: 2000, ...overrides });
 const context = (signal = new AbortController().signal) => ({ signal, now: () => new Date(), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } });
 const find = (tools: ServerTool[], name: string) => tools.find((tool) => tool.name === name)!;
+
+/** What the test MCP server logged. */
+async function mcpLog(): Promise<{ calls: { tool: string; args: unknown }[]; cancelled: string[]; ended: number }> {
+  return (await fetch(`${env.MCP_TEST_URL}/__log`)).json() as Promise<never>;
+}
 
 describe('the MCP toolbox', () => {
   it('a server that goes away after its list was read: the call is a tool error, not a crash', async () => {
@@ -46,6 +52,44 @@ describe('the MCP toolbox', () => {
     const first = attempts;
     expect((await box.forTurn()).tools).toEqual([]);
     expect(attempts).toBe(first);
+  });
+
+  it('a server that answers in JSON rather than SSE serves the same tools', async () => {
+    const box = new McpToolbox(settings({ servers: [{ ...server, url: `${env.MCP_TEST_URL}/mcp-json` }] }));
+    const turn = await box.forTurn();
+    expect(turn.tools.map((tool) => tool.name).sort()).toEqual(['kit__chart', 'kit__crash', 'kit__echo', 'kit__fail', 'kit__slow']);
+    expect(await find(turn.tools, 'kit__echo').execute({ text: 'in JSON' }, context())).toBe('echo: in JSON');
+    await expect(find(turn.tools, 'kit__fail').execute({}, context())).rejects.toThrow(ToolError);
+    await turn.close();
+  });
+
+  it('ends the server’s session when the turn closes, and tells it of a call it cancels', async () => {
+    const box = new McpToolbox(settings());
+    const before = await mcpLog();
+    const turn = await box.forTurn();
+    const controller = new AbortController();
+    const call = find(turn.tools, 'kit__slow').execute({ ms: 5000, tag: 'toolbox-cancel' }, context(controller.signal));
+    await expect.poll(async () => (await mcpLog()).calls.some((entry) => (entry.args as { tag?: string }).tag === 'toolbox-cancel')).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toThrow(/cancelled/);
+    await turn.close();
+    const after = await mcpLog();
+    expect(after.cancelled).toContain('toolbox-cancel');
+    expect(after.ended - before.ended).toBe(1);
+  });
+
+  it('refuses a server that speaks another MCP version, or answers outside the protocol', async () => {
+    const answering = (body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const { id } = JSON.parse(String(init?.body));
+      return new Response(JSON.stringify(typeof body === 'function' ? body(id) : body), { headers });
+    };
+    const client = (fetcher: typeof fetch) => new McpClient('https://mcp.example/mcp', {}, fetcher);
+    await expect(client(answering((id: number) => ({ jsonrpc: '2.0', id, result: { protocolVersion: '2023-01-01' } }))).connect(1000)).rejects.toThrow(/2023-01-01/);
+    await expect(client(answering((id: number) => ({ jsonrpc: '2.0', id: id + 1, result: {} }))).connect(1000)).rejects.toThrow(/no response/);
+    await expect(client(answering((id: number) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: 'nope' } }))).connect(1000)).rejects.toThrow(/MCP error -32600: nope/);
+    await expect(client(async () => new Response('down', { status: 503 })).connect(1000)).rejects.toThrow(/HTTP 503/);
+    const listed = client(answering((id: number) => ({ jsonrpc: '2.0', id, result: { tools: [{ name: 'x' }] } })));
+    await expect(listed.listTools(undefined, 1000)).rejects.toThrow(/unexpected shape/);
   });
 
   it('turns every kind of MCP content into tool result content', () => {

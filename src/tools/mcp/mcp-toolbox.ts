@@ -1,20 +1,17 @@
 /**
- * MCP servers as server tools, through the official client (`@modelcontextprotocol/sdk`, Streamable
- * HTTP). Each server's tool list is kept for a while (per session: one toolbox per session object);
+ * MCP servers as server tools, through the session's MCP client (`mcp-client.ts`, Streamable HTTP).
+ * Each server's tool list is kept for a while (per session: one toolbox per session object);
  * a turn connects to a server when it first needs it and closes its connections when it ends, so
  * that no stream stays open while the session sleeps. Every failure (a server down, an MCP error, a
  * timeout) becomes a tool error the model reads, never a failed turn; a server whose list cannot be
  * read offers no tools until it can.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
-import { sleep } from '../../lib/sleep';
 import * as z from '../../lib/zod';
 import { ToolError, type ServerTool } from '../types';
+import { McpClient } from './mcp-client';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';
-import { toolResultFromMcp, type McpCallResult } from './mcp-result';
+import { toolResultFromMcp } from './mcp-result';
 
 export type McpSettings = {
   servers: McpServerConfig[];
@@ -74,9 +71,9 @@ export class McpToolbox {
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.settings.listTimeoutMs });
+        const page = await client.listTools(cursor, this.settings.listTimeoutMs);
         for (const tool of page.tools) {
-          tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema as Record<string, unknown> });
+          tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema });
         }
         cursor = page.nextCursor;
       } while (cursor && tools.length < 1000);
@@ -97,18 +94,14 @@ export class McpToolbox {
       inputSchema: anyInput,
       parameters: { type: 'object', ...listed.inputSchema },
       execute: async (input, context) => {
-        let client: Client;
+        let client: McpClient;
         try {
           client = await connections.get(server);
         } catch (error) {
           throw new ToolError(`The MCP server "${server.name}" could not be reached: ${describe(error)}`);
         }
         try {
-          const result = await client.callTool({ name: listed.name, arguments: input }, undefined, {
-            signal: context.signal,
-            timeout: this.settings.callTimeoutMs,
-          });
-          return toolResultFromMcp(result as McpCallResult);
+          return toolResultFromMcp(await client.callTool(listed.name, input, { signal: context.signal, timeoutMs: this.settings.callTimeoutMs }));
         } catch (error) {
           if (error instanceof ToolError) throw error;
           throw new ToolError(`The MCP tool ${listed.name} on "${server.name}" failed: ${describe(error)}`);
@@ -118,32 +111,16 @@ export class McpToolbox {
   }
 }
 
-/** How long closing waits for cancellations on their way to a server. */
-const CANCEL_DELIVERY_MS = 2000;
-
 /** One turn's connections: one client per server, made when first needed, all closed at the end. */
 class Connections {
-  private readonly clients = new Map<string, Promise<Client>>();
-  /** Cancellations being sent: the client sends them without waiting, and closing would cut them off. */
-  private readonly cancelling = new Set<Promise<unknown>>();
-  private readonly fetcher: typeof fetch;
+  private readonly clients = new Map<string, Promise<McpClient>>();
 
   constructor(
-    fetcher: typeof fetch,
+    private readonly fetcher: typeof fetch,
     private readonly settings: McpSettings,
-  ) {
-    this.fetcher = (input, init) => {
-      const sent = fetcher(input, init);
-      if (typeof init?.body === 'string' && init.body.includes('"notifications/cancelled"')) {
-        const delivered = sent.then((response) => response.body?.cancel()).catch(() => undefined);
-        this.cancelling.add(delivered);
-        void delivered.finally(() => this.cancelling.delete(delivered));
-      }
-      return sent;
-    };
-  }
+  ) {}
 
-  get(server: McpServerConfig): Promise<Client> {
+  get(server: McpServerConfig): Promise<McpClient> {
     let client = this.clients.get(server.name);
     if (!client) {
       client = this.connect(server);
@@ -153,28 +130,16 @@ class Connections {
   }
 
   async closeAll(): Promise<void> {
-    if (this.cancelling.size > 0) await settleWithin([...this.cancelling], CANCEL_DELIVERY_MS);
     const clients = [...this.clients.values()];
     this.clients.clear();
     await Promise.all(clients.map((client) => client.then((connected) => connected.close()).catch(() => undefined)));
   }
 
-  private async connect(server: McpServerConfig): Promise<Client> {
-    // The Workers-safe JSON Schema validator: the default (Ajv) compiles code at run time, which workerd forbids.
-    const client = new Client({ name: 'edge-agent-turns', version: '0.1.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: server.headers },
-      fetch: this.fetcher,
-    });
-    await client.connect(transport, { timeout: this.settings.listTimeoutMs });
+  private async connect(server: McpServerConfig): Promise<McpClient> {
+    const client = new McpClient(server.url, server.headers, this.fetcher);
+    await client.connect(this.settings.listTimeoutMs);
     return client;
   }
-}
-
-/** Waits for the promises to settle, at most `ms`; the wait's timer goes with them (a pending one keeps an object from hibernating). */
-async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
-  const settled = new AbortController();
-  await Promise.race([Promise.allSettled(promises).finally(() => settled.abort()), sleep(ms, settled.signal)]);
 }
 
 function describe(error: unknown): string {

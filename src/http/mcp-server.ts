@@ -1,0 +1,155 @@
+/**
+ * A stateless MCP server over Streamable HTTP (docs/mcp.md): the transport's checks (`Accept`,
+ * `Content-Type`, `MCP-Protocol-Version`), JSON-RPC's envelope, and the methods an assistant uses
+ * with a server that offers tools: `initialize`, `ping`, `tools/list` and `tools/call`. A call that
+ * asks for progress (`_meta.progressToken`) is answered as an SSE stream, its notifications first;
+ * everything else as JSON. Written on the project's schemas rather than the official SDK, which
+ * alone was about 40 % of the Worker's bundle (bench/PROFILE.md); the tests drive it with the
+ * SDK's own client.
+ */
+import {
+  callToolParamsSchema,
+  isRequest,
+  LATEST_MCP_PROTOCOL_VERSION,
+  MCP_PROTOCOL_VERSIONS,
+  RPC_ERRORS,
+  rpcMessageSchema,
+  type RpcId,
+  type RpcMessage,
+  type RpcRequest,
+} from '../api/mcp-messages';
+import * as z from '../lib/zod';
+
+export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** Tells the caller how the call goes: the MCP client sees `notifications/progress` if it asked for them. */
+export type Progress = (message: string) => void;
+
+export type McpTool<Shape extends z.ZodRawShape = z.ZodRawShape> = {
+  name: string;
+  description: string;
+  input: Shape;
+  run(args: z.infer<z.ZodObject<Shape>>, progress: Progress): Promise<McpToolResult>;
+};
+
+export type McpServerInfo = { name: string; version: string; instructions: string; tools: McpTool<any>[] };
+
+/** The most messages one request may carry (a batch, as MCP versions before 2025-06-18 allowed). */
+const MAX_BATCH = 32;
+
+const supported = MCP_PROTOCOL_VERSIONS as readonly string[];
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function serveMcp(request: Request, server: McpServerInfo): Promise<Response> {
+  const accept = request.headers.get('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return refusal(406, RPC_ERRORS.transport, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
+  }
+  if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {
+    return refusal(415, RPC_ERRORS.transport, 'Unsupported Media Type: Content-Type must be application/json.');
+  }
+  const version = request.headers.get('mcp-protocol-version');
+  if (version !== null && !supported.includes(version)) {
+    return refusal(400, RPC_ERRORS.transport, `Bad Request: unsupported protocol version ${version} (supported: ${supported.join(', ')}).`);
+  }
+  let json: unknown;
+  try {
+    json = await request.json();
+  } catch {
+    return refusal(400, RPC_ERRORS.parse, 'Parse error: the body is not JSON.');
+  }
+  const batch = Array.isArray(json) ? json : [json];
+  if (batch.length === 0 || batch.length > MAX_BATCH) return refusal(400, RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.`);
+  const messages: RpcMessage[] = [];
+  for (const item of batch) {
+    const message = rpcMessageSchema.safeParse(item);
+    if (!message.success) return refusal(400, RPC_ERRORS.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.');
+    messages.push(message.data);
+  }
+  // Notifications (`initialized`, a cancel) and responses need no answer; this server keeps no state.
+  const requests = messages.filter(isRequest);
+  if (requests.length === 0) return new Response(null, { status: 202 });
+
+  const progressWanted = requests.some((message) => message.method === 'tools/call' && callToolParamsSchema.safeParse(message.params).data?._meta?.progressToken !== undefined);
+  if (!progressWanted) {
+    const answers = await Promise.all(requests.map((message) => answer(message, server, () => {})));
+    return Response.json(Array.isArray(json) ? answers : answers[0]);
+  }
+  // Progress: the answers follow their notifications on one SSE stream.
+  const { readable, writable } = new TransformStream<string, string>();
+  const writer = writable.getWriter();
+  const send = (message: unknown) => void writer.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`).catch(() => {});
+  void Promise.all(
+    requests.map(async (message) => {
+      const token = callToolParamsSchema.safeParse(message.params).data?._meta?.progressToken;
+      let progress = 0;
+      const tell: Progress = (text) => {
+        if (token !== undefined) send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: text } });
+      };
+      send(await answer(message, server, tell));
+    }),
+  ).finally(() => void writer.close().catch(() => {}));
+  return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+}
+
+/** One request's response: its result, or its error. Never throws. */
+async function answer(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<unknown> {
+  try {
+    return { jsonrpc: '2.0', id: request.id, result: await dispatch(request, server, progress) };
+  } catch (error) {
+    if (error instanceof RpcError) return rpcError(request.id, error.code, error.message);
+    console.error('MCP request failed', request.method, error);
+    return rpcError(request.id, RPC_ERRORS.internal, 'Internal error.');
+  }
+}
+
+async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<Record<string, unknown>> {
+  switch (request.method) {
+    case 'initialize': {
+      const asked = request.params?.protocolVersion;
+      const protocolVersion = typeof asked === 'string' && supported.includes(asked) ? asked : LATEST_MCP_PROTOCOL_VERSION;
+      return { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: { name: server.name, version: server.version }, instructions: server.instructions };
+    }
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })) };
+    case 'tools/call':
+      return callTool(request, server, progress);
+    default:
+      throw new RpcError(RPC_ERRORS.methodNotFound, `Method not found: ${request.method}.`);
+  }
+}
+
+async function callTool(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<McpToolResult> {
+  const params = callToolParamsSchema.safeParse(request.params);
+  if (!params.success) throw new RpcError(RPC_ERRORS.invalidParams, 'Invalid params: tools/call needs a tool name.');
+  const tool = server.tools.find((candidate) => candidate.name === params.data.name);
+  if (!tool) throw new RpcError(RPC_ERRORS.invalidParams, `Tool ${params.data.name} not found.`);
+  const args = z.object(tool.input).safeParse(params.data.arguments ?? {});
+  // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error.
+  if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${z.prettifyError(args.error)}` }], isError: true };
+  return tool.run(args.data, progress);
+}
+
+function inputSchemaOf(tool: McpTool): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(z.object(tool.input), { io: 'input' }) as Record<string, unknown>;
+  return schema;
+}
+
+function rpcError(id: RpcId | null, code: number, message: string): unknown {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** A refusal of the whole HTTP request, in JSON-RPC's words, as MCP's transport answers one. */
+function refusal(status: number, code: number, message: string): Response {
+  return Response.json(rpcError(null, code, message), { status });
+}

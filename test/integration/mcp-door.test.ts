@@ -1,0 +1,63 @@
+/**
+ * `POST /mcp` at the transport (src/http/mcp-server.ts): what the MCP clients' conformance test
+ * (test/clients/mcp-server.clients.test.ts, the official SDK's client) does not send. Each bad
+ * request is refused as MCP's transport refuses one, in JSON-RPC's words, and runs nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { fetchWorker } from '../helpers/api';
+
+const ACCEPT = 'application/json, text/event-stream';
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  fetchWorker('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const call = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+
+describe('the MCP door’s transport', () => {
+  it('answers initialize with the version the client asked for when it speaks it, else its newest', async () => {
+    const asked = await (await post(call(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }))).json<any>();
+    expect(asked).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'edge-agent-turns' } } });
+    const unknown = await (await post(call(2, 'initialize', { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } }))).json<any>();
+    expect(unknown.result.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('lists its tools with JSON Schemas, answers ping, and takes notifications with 202', async () => {
+    const listed = await (await post(call(1, 'tools/list'))).json<any>();
+    expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages']);
+    expect(listed.result.tools[0].inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+    expect(await (await post(call(2, 'ping'))).json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+  });
+
+  it('answers a batch in one array, each by its id', async () => {
+    const answers = await (await post([call('a', 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, call(7, 'tools/list')])).json<any[]>();
+    expect(answers.map((answer) => answer.id)).toEqual(['a', 7]);
+  });
+
+  it('refuses a call of an unknown method or tool as JSON-RPC errors, and bad arguments as a result the model can read', async () => {
+    expect(await (await post(call(1, 'resources/list'))).json()).toMatchObject({ id: 1, error: { code: -32601 } });
+    expect(await (await post(call(2, 'tools/call', { name: 'nope', arguments: {} }))).json()).toMatchObject({ id: 2, error: { code: -32602, message: 'Tool nope not found.' } });
+    expect(await (await post(call(3, 'tools/call', { arguments: {} }))).json()).toMatchObject({ id: 3, error: { code: -32602 } });
+    const bad = await (await post(call(4, 'tools/call', { name: 'chat', arguments: { message: '' } }))).json<any>();
+    expect(bad).toMatchObject({ id: 4, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Input validation error: .*message/s) }] } });
+  });
+
+  it.each([
+    ['no Accept for SSE', call(1, 'ping'), { accept: 'application/json' }, 406, -32000],
+    ['a body that is not JSON', '{"jsonrpc":', {}, 400, -32700],
+    ['a message that is not JSON-RPC', { jsonrpc: '1.0', id: 1, method: 'ping' }, {}, 400, -32600],
+    ['an empty batch', [], {}, 400, -32600],
+    ['an unsupported protocol version', call(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }, 400, -32000],
+    ['another content type', call(1, 'ping'), { 'content-type': 'text/plain' }, 415, -32000],
+  ])('refuses %s', async (_label, body, headers, status, code) => {
+    const response = await post(body, headers as Record<string, string>);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
+  });
+
+  it('runs nothing for a refused call: no session is made', async () => {
+    await post(call(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-refused' } }), { accept: 'application/json' });
+    const messages = await fetchWorker('/sessions/mcp-refused/messages');
+    expect(messages.status).toBe(404);
+  });
+});

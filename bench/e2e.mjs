@@ -2,7 +2,8 @@
 // against one stand-in upstream (bench/upstream.mjs), measured side by side, systems alternating.
 //   limit  a bare pass-through Worker that forwards the upstream stream unparsed (bench/systems/limit.js)
 //          and the same held by a Durable Object (bench/systems/limit-do.js): the floor of a design
-//          that runs each session in one
+//          that runs each session in one; and an object that reads the stream in JavaScript, one SSE
+//          event out per delta (bench/systems/limit-do-read.js): the floor of one that reads the answer
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol: a fresh chat's socket is opened on the clock, a long-lived one's before
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { measure, median, quantile, round, shuffled } from './measure.mjs';
+import { measure, median, quantile, round, runtimeCpuMs, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 /**
@@ -50,6 +51,11 @@ const limitDo = await startDevServer({
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-pipe-state-'))],
 });
+const limitDoRead = await startDevServer({
+  config: 'bench/systems/limit-do-read.toml',
+  vars: { UPSTREAM_URL: upstream.url },
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-read-state-'))],
+});
 const ours = await startDevServer({
   extraArgs: ['--persist-to', state],
   vars: serviceVars(upstream.url, THROUGHPUT_DELTAS),
@@ -63,6 +69,7 @@ const peer = await startDevServer({
 const stopAll = () => {
   limit.stop();
   limitDo.stop();
+  limitDoRead.stop();
   ours.stop();
   peer.stop();
   void upstream.close();
@@ -114,6 +121,10 @@ const systems = {
     measure(`${limitDo.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
   'limit through a new DO': (model, turn) =>
     measure(`${limitDo.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+  'limit through a DO that reads the stream': (model, turn) =>
+    measure(`${limitDoRead.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'limit through a new DO that reads the stream': (model, turn) =>
+    measure(`${limitDoRead.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (fresh session)': (model, turn) =>
     measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (long-lived session)': (model, turn) =>
@@ -149,17 +160,26 @@ try {
   for (const row of ttftRows) row.ratioToLimit = round(row.medianMs / limitTtft);
   console.log(`BENCH ${JSON.stringify({ name: 'ttft', turns: TTFT_TURNS, rows: ttftRows })}`);
 
-  // 2. Streaming throughput: one long answer, text events per second from the request to the last one.
-  const rates = Object.fromEntries(['limit', 'limit through a DO', 'ours (fresh session)', 'peer (fresh chat)'].map((name) => [name, []]));
+  // 2. Streaming throughput: one long answer, text events per second from the request to the last
+  // one, and the CPU its runtime (the system's workerd) spent per event, which a shared machine's
+  // other work does not move as it moves a rate.
+  const groups = { limit: limit.group, 'limit through a DO': limitDo.group, 'limit through a DO that reads the stream': limitDoRead.group, 'ours (fresh session)': ours.group, 'peer (fresh chat)': peer.group };
+  const rates = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
+  const cpu = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const name of shuffled(Object.keys(rates))) {
+      const before = runtimeCpuMs(groups[name]);
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
+      const after = runtimeCpuMs(groups[name]);
       if (result.count !== THROUGHPUT_DELTAS) throw new Error(`${name}: ${result.count} text events of ${THROUGHPUT_DELTAS}`);
       rates[name].push(result.count / (result.totalMs / 1000));
+      if (before !== undefined && after !== undefined) cpu[name].push(((after - before) * 1000) / result.count);
     }
   }
-  const rateRows = Object.entries(rates).map(([name, values]) => ({ name, eventsPerSecond: Math.round(median(values)) }));
+  const rateRows = Object.entries(rates).map(([name, values]) => ({ name, eventsPerSecond: Math.round(median(values)), cpuMicrosPerEvent: cpu[name].length ? round(median(cpu[name]), 1) : null }));
   for (const row of rateRows) row.ratioToLimit = round(row.eventsPerSecond / rateRows[0].eventsPerSecond);
+  const throughDo = rateRows.find((row) => row.name === 'limit through a DO');
+  for (const row of rateRows) row.ratioToDo = round(row.eventsPerSecond / throughDo.eventsPerSecond);
   console.log(`BENCH ${JSON.stringify({ name: 'throughput', deltas: THROUGHPUT_DELTAS, runs: THROUGHPUT_RUNS, rows: rateRows })}`);
 
   // 5. Concurrency: many sessions at once, a few turns each, every turn read to its end.

@@ -1,4 +1,5 @@
 // What the end-to-end benchmarks share: one timed streamed request, a random order, and the figures.
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 
 /** A copy in random order (Fisher–Yates). */
@@ -65,4 +66,29 @@ export function measure(url, body, marker) {
     request.on('error', reject);
     request.end(payload);
   });
+}
+
+/**
+ * The CPU time (user and system, ms) the workerd processes of one `wrangler dev` have used so far
+ * (`group`: its process group), read from /proc; undefined where there is none (not Linux). Steadier
+ * than a rate on a shared machine: it counts the runtime's own work, whatever else runs.
+ */
+export function runtimeCpuMs(group) {
+  let ticks = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // After the name: state, ppid, pgrp, ... utime (14th field of the line), stime (15th).
+        if (Number(fields[2]) !== group || !stat.includes('(workerd)')) continue;
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // The process ended while it was being read.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux.
 }

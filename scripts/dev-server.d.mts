@@ -4,4 +4,4 @@ export function startDevServer(options?: {
   vars?: Record<string, string>;
   extraArgs?: string[];
   timeoutMs?: number;
-}): Promise<{ base: string; port: number; log: () => string; stop: () => void }>;
+}): Promise<{ base: string; port: number; group: number; log: () => string; stop: () => void }>;

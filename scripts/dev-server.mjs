@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
  * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
  *   `config`: a wrangler config other than the project's own (the benchmarks' other systems);
  *   `cwd`: another checkout to serve (`npm run bench:compare`).
- * @returns {Promise<{ base: string, port: number, log: () => string, stop: () => void }>}
+ * @returns {Promise<{ base: string, port: number, group: number, log: () => string, stop: () => void }>}
  */
 export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
   const started = Date.now();
@@ -49,5 +49,6 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], t
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  return { base, port, log: () => log, stop };
+  // `group`: the process group of wrangler and its workerd (the benchmarks read the runtime's CPU).
+  return { base, port, group: dev.pid, log: () => log, stop };
 }

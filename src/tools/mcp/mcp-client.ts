@@ -92,12 +92,7 @@ export class McpClient {
 
   /** One request sent, and its response read from the JSON or SSE answer. */
   private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
-    const answer = await this.fetcher(this.url, {
-      method: 'POST',
-      headers: { ...this.headersFor(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-      signal,
-    });
+    const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
     if (!answer.ok || !answer.body) {
       await answer.body?.cancel();
       throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}.`);
@@ -111,12 +106,7 @@ export class McpClient {
 
   /** A notification: the server answers 202 with no body. */
   private async notify(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    const answer = await this.fetcher(this.url, {
-      method: 'POST',
-      headers: { ...this.headersFor(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', method, params }),
-      signal,
-    });
+    const answer = await this.post({ jsonrpc: '2.0', method, params }, signal);
     await answer.body?.cancel();
     if (!answer.ok) throw new Error(`The MCP server refused ${method} with HTTP ${answer.status}.`);
   }
@@ -126,6 +116,12 @@ export class McpClient {
     const sent = within(NOTICE_TIMEOUT_MS, undefined, (signal) => this.notify('notifications/cancelled', { requestId, reason }, signal)).catch(() => undefined);
     this.notices.add(sent);
     void sent.finally(() => this.notices.delete(sent));
+  }
+
+  /** One JSON-RPC message to the server; the answer may be JSON or an SSE stream. */
+  private post(message: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+    const headers = { ...this.headersFor(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    return this.fetcher(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal });
   }
 
   private headersFor(): Record<string, string> {

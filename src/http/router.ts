@@ -17,8 +17,9 @@ type Handler<Request extends IRequest> = (request: Request, env: Env, context: E
 
 /**
  * A route whose module is evaluated on its first request, not when an isolate starts: the OpenAPI
- * builder and the doors besides the turns API (the MCP SDK alone is a third of the startup). The
- * bundle is one file either way; what waits is the modules' top-level work (docs/operations.md).
+ * builder (every route's JSON Schema) and the doors besides the turns API, which most deployments'
+ * requests never use. The bundle is one file either way; what waits is the modules' top-level work
+ * (docs/operations.md).
  */
 function lazy<Name extends string, Request extends IRequest>(load: () => Promise<Record<Name, Handler<Request>>>, name: Name): Handler<Request> {
   return async (request, env, context) => (await load())[name](request, env, context);

@@ -1,11 +1,11 @@
 /**
  * A stateless MCP server over Streamable HTTP (docs/mcp.md): the transport's checks (`Accept`,
- * `Content-Type`, `MCP-Protocol-Version`), JSON-RPC's envelope, and the methods an assistant uses
- * with a server that offers tools: `initialize`, `ping`, `tools/list` and `tools/call`. A call that
- * asks for progress (`_meta.progressToken`) is answered as an SSE stream, its notifications first;
- * everything else as JSON. Written on the project's schemas rather than the official SDK, which
- * alone was about 40 % of the Worker's bundle (bench/PROFILE.md); the tests drive it with the
- * SDK's own client.
+ * `Content-Type`, `MCP-Protocol-Version`, and the body's size and depth as every door's), JSON-RPC's
+ * envelope, and the methods an assistant uses with a server that offers tools: `initialize`, `ping`,
+ * `tools/list` and `tools/call`. A call that asks for progress (`_meta.progressToken`) is answered
+ * as an SSE stream, its notifications first; everything else as JSON. Written on the project's
+ * schemas rather than the official SDK, which alone was about 40 % of the Worker's bundle
+ * (bench/PROFILE.md); the tests drive it with the SDK's own client.
  */
 import {
   callToolParamsSchema,
@@ -18,7 +18,10 @@ import {
   type RpcMessage,
   type RpcRequest,
 } from '../api/mcp-messages';
+import { ApiError } from '../lib/errors';
+import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
+import { MAX_BODY_BYTES, readBodyText } from './read-json-body';
 
 export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -60,12 +63,20 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   if (version !== null && !supported.includes(version)) {
     return refusal(400, RPC_ERRORS.transport, `Bad Request: unsupported protocol version ${version} (supported: ${supported.join(', ')}).`);
   }
+  let text: string;
+  try {
+    text = await readBodyText(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413) return refusal(413, RPC_ERRORS.transport, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes.`);
+    throw error;
+  }
   let json: unknown;
   try {
-    json = await request.json();
+    json = JSON.parse(text);
   } catch {
     return refusal(400, RPC_ERRORS.parse, 'Parse error: the body is not JSON.');
   }
+  if (nestsDeeperThan(json)) return refusal(400, RPC_ERRORS.parse, `Parse error: ${TOO_DEEP_MESSAGE}`);
   const batch = Array.isArray(json) ? json : [json];
   if (batch.length === 0 || batch.length > MAX_BATCH) return refusal(400, RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.`);
   const messages: RpcMessage[] = [];

@@ -19,9 +19,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON, with "Content-Type: application/json".');
   }
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readText(request);
+  const text = await readBodyText(request);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -34,7 +32,10 @@ export async function readJsonBody<Schema extends z.ZodType>(
   return { data: parsed.data, text };
 }
 
-async function readText(request: Request): Promise<string> {
+/** The body's text, at most `MAX_BODY_BYTES` (a `413` ApiError beyond, counted while reading). */
+export async function readBodyText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return '';
   // A declared length was checked above: the body is read at once, then counted all the same.
   if (request.headers.has('content-length')) {

@@ -49,6 +49,8 @@ describe('the MCP door’s transport', () => {
     ['an empty batch', [], {}, 400, -32600],
     ['an unsupported protocol version', call(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }, 400, -32000],
     ['another content type', call(1, 'ping'), { 'content-type': 'text/plain' }, 415, -32000],
+    ['a body nested too deep', call(1, 'tools/call', { name: 'chat', arguments: { message: 'x', deep: JSON.parse('['.repeat(200) + ']'.repeat(200)) } }), {}, 400, -32700],
+    ['a body over 10 MiB', { ...call(1, 'ping'), params: { pad: 'x'.repeat(10 * 1024 * 1024 + 1) } }, {}, 413, -32000],
   ])('refuses %s', async (_label, body, headers, status, code) => {
     const response = await post(body, headers as Record<string, string>);
     expect(response.status).toBe(status);

@@ -6,6 +6,7 @@
 // text event (a long-lived and a new session) and the throughput of one long answer, each over the
 // pass-through. Loopback only; bounded in time.
 //   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
+// (a commit whose dependencies differ from this one's gets its own: `(cd /tmp/before && npm ci)`).
 //   npm run bench:compare -- /tmp/before
 // `COMPARE_VARS` (JSON) adds vars to both services, `COMPARE_B_VARS` to B only: the cost of a setting,
 // e.g. COMPARE_VARS='{"RATE_LIMIT_PER_MINUTE":"1000000"}' COMPARE_B_VARS='{"USER_DAILY_TOKENS":"1000000000"}'.

@@ -194,3 +194,38 @@ describe('migrations', () => {
     expect(indexed).toBe(true);
   });
 });
+
+describe('a new session’s schema', () => {
+  /** Every table's and index's definition (spacing aside) and every row but the session's own meta. */
+  async function snapshot(id: string, make: (sql: SqlStorage, meta: SessionMeta) => void) {
+    return runInDurableObject(stubFor(id), async (_instance, state) => {
+      const sql = state.storage.sql;
+      // The object made its tables when it woke only if it had some: a new one has none yet.
+      make(sql, new SessionMeta(state.storage));
+      const schema = sql
+        .exec<{ type: string; name: string; sql: string }>(`SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE '\\_\\_%' ESCAPE '\\' ORDER BY type, name`)
+        .toArray()
+        .map((row) => ({ ...row, sql: row.sql.replace(/\s+/g, ' ').replace(/\s*([(),])\s*/g, '$1') }));
+      const rows = Object.fromEntries(
+        schema.filter((row) => row.type === 'table' && row.name !== 'meta').map((row) => [row.name, sql.exec(`SELECT * FROM "${row.name}"`).toArray()]),
+      );
+      const version = sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`).toArray()[0]?.value;
+      return { schema, rows, version };
+    });
+  }
+
+  it('is made in one go, the same tables, columns, indexes and rows as replaying every migration', async () => {
+    const { MIGRATIONS } = await import('../../src/session/store/migrations');
+    const { SCHEMA_AT } = await import('../../src/session/store/schema');
+    // A migration added without the schema it leads to: new sessions would replay them all.
+    expect(SCHEMA_AT).toBe(MIGRATIONS.length);
+    const made = await snapshot(newSessionId('schema-made'), (_sql, meta) => meta.ensureCreated('schema-made'));
+    const replayed = await snapshot(newSessionId('schema-replayed'), (sql) => {
+      for (const statements of MIGRATIONS) for (const statement of statements) sql.exec(statement);
+      sql.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, String(MIGRATIONS.length));
+    });
+    expect(made.schema.length).toBeGreaterThan(20);
+    expect(made.rows.branches).toEqual([{ id: 1, parent: null, fork_seq: null, ancestors: '[]', created_at: 0 }]);
+    expect(made).toEqual(replayed);
+  });
+});

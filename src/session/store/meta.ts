@@ -6,6 +6,7 @@
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
 import * as z from '../../lib/zod';
 import { MIGRATIONS } from './migrations';
+import { SCHEMA, SCHEMA_AT } from './schema';
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -159,10 +160,11 @@ export class SessionMeta {
 
   private runMigrations(): void {
     const version = Number(this.get('schema_version') ?? 0);
-    for (const [index, statements] of MIGRATIONS.entries()) {
-      if (index < version) continue;
-      for (const statement of statements) {
-        if (index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
+    // A new session gets the schema the migrations lead to, in one go (`schema.ts`).
+    const statements = version === 0 && SCHEMA_AT === MIGRATIONS.length ? [SCHEMA] : MIGRATIONS.slice(version);
+    for (const [index, batch] of statements.entries()) {
+      for (const statement of batch) {
+        if (version === 0 && index === 0 && statement.startsWith('CREATE TABLE meta')) continue;
         this.sql.exec(statement);
       }
     }

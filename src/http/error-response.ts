@@ -12,3 +12,8 @@ export function errorResponse(error: unknown): Response {
 export function jsonError(status: number, body: ApiErrorBody, headers: Record<string, string> = {}): Response {
   return Response.json(body, { status, headers: { ...headers, 'x-error-code': body.error.code } });
 }
+
+/** A session's refusal (its RPC answered `ok: false`), as the response the Worker gives. */
+export function failureResponse(failure: { status: number; body: ApiErrorBody; headers?: Record<string, string> }): Response {
+  return failureResponse(failure);
+}

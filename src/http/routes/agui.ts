@@ -7,7 +7,7 @@ import { runAgentInputSchema } from '../../api/agui-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import type { AdmittedRequest } from '../admission';
-import { jsonError } from '../error-response';
+import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 import { SSE_HEADERS } from '../../transport/headers';
@@ -17,7 +17,7 @@ export async function postAgui(request: AdmittedRequest, env: Env, context: Exec
   const model = pickModel(readConfig(env), input.forwardedProps?.model);
   const stub = sessionStub(env, request.owner, input.threadId);
   const result = await stub.startAguiRun({ sessionId: input.threadId, input, model, ...(request.today ? { today: request.today } : {}) });
-  if (!result.ok) return jsonError(result.status, result.body, result.headers);
+  if (!result.ok) return failureResponse(result);
   // Kept alive past the request, which a disconnect ends. A turn that already stopped answers 409.
   const cancel = () => context.waitUntil(stub.cancelTurn(result.turnId).catch(() => {}));
   request.signal.addEventListener('abort', cancel, { once: true });

@@ -9,14 +9,14 @@ import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
 import type { AuthedRequest } from '../auth';
-import { jsonError } from '../error-response';
+import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 
 export async function getDeliveries(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const result = await sessionStub(env, request.owner, sessionId).getDeliveries();
-  return result.ok ? Response.json({ deliveries: result.deliveries }) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json({ deliveries: result.deliveries }) : failureResponse(result);
 }
 
 export async function postSchedule(request: AuthedRequest, env: Env): Promise<Response> {
@@ -25,13 +25,13 @@ export async function postSchedule(request: AuthedRequest, env: Env): Promise<Re
   checkToolNames(body.tools ?? [], defaultTools.names());
   const model = pickModel(readConfig(env), body.model);
   const result = await sessionStub(env, request.owner, sessionId).createSchedule(sessionId, { ...body, model });
-  return result.ok ? Response.json({ scheduleId: result.scheduleId, nextRunAt: result.nextRunAt }, { status: 201 }) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json({ scheduleId: result.scheduleId, nextRunAt: result.nextRunAt }, { status: 201 }) : failureResponse(result);
 }
 
 export async function getSchedules(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const result = await sessionStub(env, request.owner, sessionId).getSchedules();
-  return result.ok ? Response.json({ schedules: result.schedules }) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json({ schedules: result.schedules }) : failureResponse(result);
 }
 
 export async function deleteSchedule(request: AuthedRequest, env: Env): Promise<Response> {
@@ -39,5 +39,5 @@ export async function deleteSchedule(request: AuthedRequest, env: Env): Promise<
   const scheduleId = request.params.scheduleId ?? '';
   if (!/^sch_[0-9a-f]{24}$/.test(scheduleId)) throw new ApiError(404, 'schedule_not_found', 'No schedule has this id.');
   const result = await sessionStub(env, request.owner, sessionId).deleteSchedule(scheduleId);
-  return result.ok ? new Response(null, { status: 204 }) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? new Response(null, { status: 204 }) : failureResponse(result);
 }

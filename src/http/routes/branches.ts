@@ -9,14 +9,14 @@ import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthedRequest } from '../auth';
-import { jsonError } from '../error-response';
+import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 
 export async function getBranches(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const result = await sessionStub(env, request.owner, sessionId).getBranches();
-  return result.ok ? Response.json({ branches: result.branches }) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json({ branches: result.branches }) : failureResponse(result);
 }
 
 export async function activateBranch(request: AuthedRequest, env: Env): Promise<Response> {
@@ -24,7 +24,7 @@ export async function activateBranch(request: AuthedRequest, env: Env): Promise<
   const leafId = messageIdSchema.safeParse(request.params.leafId);
   if (!leafId.success) throw new ApiError(404, 'branch_not_found', 'No branch ends at this id (GET .../branches lists their leafId).');
   const result = await sessionStub(env, request.owner, sessionId).activateBranch(leafId.data);
-  if (!result.ok) return jsonError(result.status, result.body, result.headers);
+  if (!result.ok) return failureResponse(result);
   const { ok: _ok, ...branch } = result;
   return Response.json(branch);
 }
@@ -36,8 +36,8 @@ export async function postFork(request: AuthedRequest, env: Env): Promise<Respon
   const body = empty ? {} : (await readJsonBody(request, forkRequestSchema)).data;
   const sessionId = body.sessionId ?? newId('ses');
   const copy = await sessionStub(env, request.owner, sourceId).exportBranch(sourceId, body.upTo);
-  if (!copy.ok) return jsonError(copy.status, copy.body, copy.headers);
+  if (!copy.ok) return failureResponse(copy);
   const { ok: _ok, ...branch } = copy;
   const forked = await sessionStub(env, request.owner, sessionId).importFork(sessionId, branch);
-  return forked.ok ? Response.json({ sessionId: forked.sessionId }, { status: 201 }) : jsonError(forked.status, forked.body, forked.headers);
+  return forked.ok ? Response.json({ sessionId: forked.sessionId }, { status: 201 }) : failureResponse(forked);
 }

@@ -12,7 +12,7 @@ import { pickModel, readConfig, type Config } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { authenticate } from '../auth';
-import { jsonError } from '../error-response';
+import { failureResponse } from '../error-response';
 import { harnessFormatOf } from '../../transport/harness-framing';
 import { admit } from '../../users/admission';
 import { readJsonBody } from '../read-json-body';
@@ -43,7 +43,7 @@ export async function postHarnessChat(request: IRequest, env: Env): Promise<Resp
     format,
     ...(temperature !== undefined ? { sampling: { temperature } } : {}),
   });
-  if (!result.ok) return jsonError(result.status, result.body, result.headers);
+  if (!result.ok) return failureResponse(result);
   return new Response(result.body, { headers: format === 'sse' ? SSE_HEADERS : JSON_STREAM_HEADERS });
 }
 

@@ -11,7 +11,7 @@ import { ApiError } from '../../lib/errors';
 import { defaultTools } from '../../tools/default-tools';
 import type { AdmittedRequest } from '../admission';
 import type { AuthedRequest } from '../auth';
-import { jsonError } from '../error-response';
+import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
 import { SSE_HEADERS } from '../../transport/headers';
@@ -27,7 +27,7 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
   const background = prefersAsync(request.headers.get('prefer'));
   const args = { sessionId, request: body, model, idempotency, ...(background ? { background } : {}), ...(request.today ? { today: request.today } : {}) };
   const result = await sessionStub(env, request.owner, sessionId).startTurn(args);
-  if (!result.ok) return jsonError(result.status, result.body, result.headers);
+  if (!result.ok) return failureResponse(result);
   const replayed: Record<string, string> = { ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}), ...(background ? { 'preference-applied': 'respond-async' } : {}) };
   if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
   // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
@@ -47,7 +47,7 @@ export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<R
   }
   const after = lastEventId !== null ? Number(lastEventId) : query.data.after;
   const result = await sessionStub(env, request.owner, sessionId).followTurn(turnId, after, query.data.stream);
-  if (!result.ok) return jsonError(result.status, result.body, result.headers);
+  if (!result.ok) return failureResponse(result);
   return new Response(result.body, { headers: SSE_HEADERS });
 }
 
@@ -56,14 +56,14 @@ export async function cancelTurn(request: AuthedRequest, env: Env): Promise<Resp
   const sessionId = parseSessionId(request.params.id);
   const turnId = parseTurnId(request.params.turnId);
   const result = await sessionStub(env, request.owner, sessionId).cancelTurn(turnId);
-  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json(result.turn) : failureResponse(result);
 }
 
 /** `GET /sessions/:id/turns/:turnId`: the turn's state and, once it ended, its JSON answer (docs/background.md). */
 export async function getTurn(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const result = await sessionStub(env, request.owner, sessionId).getTurn(parseTurnId(request.params.turnId));
-  return result.ok ? Response.json(result.turn) : jsonError(result.status, result.body, result.headers);
+  return result.ok ? Response.json(result.turn) : failureResponse(result);
 }
 
 /** RFC 7240's `Prefer: respond-async`, among any other preferences the header lists. */

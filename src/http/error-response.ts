@@ -15,5 +15,5 @@ export function jsonError(status: number, body: ApiErrorBody, headers: Record<st
 
 /** A session's refusal (its RPC answered `ok: false`), as the response the Worker gives. */
 export function failureResponse(failure: { status: number; body: ApiErrorBody; headers?: Record<string, string> }): Response {
-  return failureResponse(failure);
+  return jsonError(failure.status, failure.body, failure.headers);
 }

@@ -89,8 +89,8 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return new Response(null, { status: 202 });
 
-  const progressWanted = requests.some((message) => message.method === 'tools/call' && callToolParamsSchema.safeParse(message.params).data?._meta?.progressToken !== undefined);
-  if (!progressWanted) {
+  const tokens = requests.map(progressTokenOf);
+  if (tokens.every((token) => token === undefined)) {
     const answers = await Promise.all(requests.map((message) => answer(message, server, () => {})));
     return Response.json(Array.isArray(json) ? answers : answers[0]);
   }
@@ -99,8 +99,8 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   const writer = writable.getWriter();
   const send = (message: unknown) => void writer.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`).catch(() => {});
   void Promise.all(
-    requests.map(async (message) => {
-      const token = callToolParamsSchema.safeParse(message.params).data?._meta?.progressToken;
+    requests.map(async (message, index) => {
+      const token = tokens[index];
       let progress = 0;
       const tell: Progress = (text) => {
         if (token !== undefined) send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: text } });
@@ -109,6 +109,11 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
     }),
   ).finally(() => void writer.close().catch(() => {}));
   return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+}
+
+/** The token a `tools/call` gives for its progress notifications, if it wants them. */
+function progressTokenOf(request: RpcRequest): RpcId | undefined {
+  return request.method === 'tools/call' ? callToolParamsSchema.safeParse(request.params).data?._meta?.progressToken : undefined;
 }
 
 /** One request's response: its result, or its error. Never throws. */

@@ -6,7 +6,7 @@
  * and the project's schemas rather than the official SDK, which alone was about 40 % of the Worker's
  * bundle (bench/PROFILE.md); the tests hold it to the SDK's own server.
  */
-import { createParser } from 'eventsource-parser';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import {
   callToolResultSchema,
   initializeResultSchema,
@@ -172,27 +172,24 @@ function findResponse(json: unknown, id: number): RpcResponse | undefined {
  * requests on the way (progress, a ping) are passed over. The rest of the stream is let go.
  */
 async function responseInStream(body: ReadableStream<Uint8Array>, id: number): Promise<RpcResponse | undefined> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let found: RpcResponse | undefined;
-  const parser = createParser({
-    onEvent: ({ data }) => {
-      if (found || data === '') return;
-      try {
-        found = findResponse(JSON.parse(data), id);
-      } catch {
-        // Not JSON: not a message of ours.
-      }
-    },
-  });
+  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
   try {
-    while (!found) {
-      const next = await reader.read();
-      if (next.done) break;
-      parser.feed(decoder.decode(next.value, { stream: true }));
+    for (;;) {
+      const next = await events.read();
+      if (next.done) return undefined;
+      const found = next.value.data === '' ? undefined : findResponse(parseJson(next.value.data), id);
+      if (found) return found;
     }
   } finally {
-    void reader.cancel().catch(() => undefined);
+    void events.cancel().catch(() => undefined);
   }
-  return found;
+}
+
+/** JSON, or undefined for text that is not (an event that is not a message of ours). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -3,3 +3,6 @@ export const MCP_TEST_TOKEN = 'secret-123';
 
 /** A 2×2 PNG (red, green, blue, white), the smallest chart there is. */
 export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAE0lEQVR4nGP4z8DAsACIGf4DAQAclwWcT4AauwAAAABJRU5ErkJggg==';
+
+/** What the test MCP server logs (`GET /__log`): its lists, each call, the cancelled calls' tags, refused requests, sessions ended. */
+export type McpLog = { lists: number; calls: { tool: string; args: any }[]; cancelled: string[]; unauthorized: number; ended: number };

@@ -12,11 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { CHART_PNG, MCP_TEST_TOKEN } from './mcp-fixtures';
+import { CHART_PNG, MCP_TEST_TOKEN, type McpLog } from './mcp-fixtures';
 
-type Log = { lists: number; calls: { tool: string; args: unknown }[]; cancelled: string[]; unauthorized: number; ended: number };
-
-function buildServer(log: Log): McpServer {
+function buildServer(log: McpLog): McpServer {
   const server = new McpServer({ name: 'test-kit', version: '1.0.0' });
   server.registerTool('echo', { description: 'Says the text back.', inputSchema: { text: z.string() } }, async ({ text }) => {
     log.calls.push({ tool: 'echo', args: { text } });
@@ -57,7 +55,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 }
 
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: Log = { lists: 0, calls: [], cancelled: [], unauthorized: 0, ended: 0 };
+  const log: McpLog = { lists: 0, calls: [], cancelled: [], unauthorized: 0, ended: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server = createServer(async (request, response) => {
     try {

@@ -12,16 +12,12 @@ import { toolResultFromMcp } from '../../src/tools/mcp/mcp-result';
 import { mcpToolName } from '../../src/tools/mcp/mcp-names';
 import { ToolError } from '../../src/tools/types';
 import { MCP_TEST_TOKEN } from '../helpers/mcp-fixtures';
+import { mcpLog } from '../helpers/mcp-log';
 
 const server = { name: 'kit', url: `${env.MCP_TEST_URL}/mcp`, headers: { 'x-test-token': MCP_TEST_TOKEN }, trustOf: () => 'trusted' as const };
 const settings = (overrides: Partial<McpSettings> = {}): McpSettings => ({ servers: [server], listTtlMs: 60_000, listTimeoutMs: 2000, callTimeoutMs: 2000, ...overrides });
 const context = (signal = new AbortController().signal) => ({ signal, now: () => new Date(), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } });
 const find = (tools: ServerTool[], name: string) => tools.find((tool) => tool.name === name)!;
-
-/** What the test MCP server logged. */
-async function mcpLog(): Promise<{ calls: { tool: string; args: unknown }[]; cancelled: string[]; ended: number }> {
-  return (await fetch(`${env.MCP_TEST_URL}/__log`)).json() as Promise<never>;
-}
 
 describe('the MCP toolbox', () => {
   it('a server that goes away after its list was read: the call is a tool error, not a crash', async () => {
@@ -69,7 +65,7 @@ describe('the MCP toolbox', () => {
     const turn = await box.forTurn();
     const controller = new AbortController();
     const call = find(turn.tools, 'kit__slow').execute({ ms: 5000, tag: 'toolbox-cancel' }, context(controller.signal));
-    await expect.poll(async () => (await mcpLog()).calls.some((entry) => (entry.args as { tag?: string }).tag === 'toolbox-cancel')).toBe(true);
+    await expect.poll(async () => (await mcpLog()).calls.some((entry) => entry.args.tag === 'toolbox-cancel')).toBe(true);
     controller.abort();
     await expect(call).rejects.toThrow(/cancelled/);
     await turn.close();

@@ -4,16 +4,14 @@
  * `vault` (untrusted but `echo`), `gone` (not there). Through the turns API and the chat socket.
  * One file, run in order, so that the server's counts belong to these tests alone.
  */
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, postTurn, session, streamTurn, user } from '../helpers/api';
 import { sentWith } from '../helpers/upstream-log';
 import { complete, openSocket } from '../helpers/socket';
 import { CHART_PNG } from '../helpers/mcp-fixtures';
+import { mcpLog } from '../helpers/mcp-log';
 
-type McpLog = { lists: number; calls: { tool: string; args: any }[]; cancelled: string[]; unauthorized: number };
-const mcpLog = async (): Promise<McpLog> => (await fetch(`${env.MCP_TEST_URL}/__log`)).json() as Promise<McpLog>;
 
 describe('MCP tools through the turns API', () => {
   it('offers every listed tool as server__tool, with its schema; an unreachable server offers none', async () => {

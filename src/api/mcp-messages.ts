@@ -1,36 +1,14 @@
 /**
- * MCP's messages as this service reads them (docs/mcp.md): JSON-RPC 2.0 over Streamable HTTP, both
- * ways. What assistants send `POST /mcp`, and what the deployment's MCP servers answer the session's
- * client: the envelope strictly, each result with only the fields we use (servers add their own).
+ * MCP's messages as this service reads them (docs/mcp.md), inside JSON-RPC's envelope
+ * (`json-rpc.ts`), both ways: what assistants send `POST /mcp`, and what the deployment's MCP servers
+ * answer the session's client, each result with only the fields we use (servers add their own).
  */
 import * as z from '../lib/zod';
+import { rpcIdSchema } from './json-rpc';
 
 /** Newest first: what a client asks for, the server answers with if it speaks it, else its newest. */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_MCP_PROTOCOL_VERSION = MCP_PROTOCOL_VERSIONS[0];
-
-/** JSON-RPC's error codes, and the one MCP's HTTP transport uses for its own refusals. */
-export const RPC_ERRORS = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603, transport: -32000 } as const;
-
-const id = z.union([z.string(), z.number().int()]);
-const params = z.record(z.string(), z.unknown());
-
-export const rpcRequestSchema = z.object({ jsonrpc: z.literal('2.0'), id, method: z.string(), params: params.optional() });
-export const rpcNotificationSchema = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: params.optional() });
-const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
-export const rpcResponseSchema = z.union([
-  z.object({ jsonrpc: z.literal('2.0'), id, result: params }),
-  z.object({ jsonrpc: z.literal('2.0'), id: id.nullable(), error: rpcErrorSchema }),
-]);
-/** Any one message; a request is told from a notification by its `id`, from a response by its `method`. */
-export const rpcMessageSchema = z.union([rpcRequestSchema, rpcNotificationSchema, rpcResponseSchema]);
-
-export type RpcRequest = z.infer<typeof rpcRequestSchema>;
-export type RpcMessage = z.infer<typeof rpcMessageSchema>;
-export type RpcResponse = z.infer<typeof rpcResponseSchema>;
-export type RpcId = z.infer<typeof id>;
-
-export const isRequest = (message: RpcMessage): message is RpcRequest => 'method' in message && 'id' in message;
 
 /** `initialize`'s answer: the version the server speaks (the rest we do not use). */
 export const initializeResultSchema = z.object({ protocolVersion: z.string() });
@@ -59,7 +37,7 @@ export const callToolResultSchema = z.object({
 export const callToolParamsSchema = z.object({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()).optional(),
-  _meta: z.looseObject({ progressToken: id.optional() }).optional(),
+  _meta: z.looseObject({ progressToken: rpcIdSchema.optional() }).optional(),
 });
 
 export type ListToolsResult = z.infer<typeof listToolsResultSchema>;

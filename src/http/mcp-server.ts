@@ -7,17 +7,8 @@
  * schemas rather than the official SDK, which alone was about 40 % of the Worker's bundle
  * (bench/PROFILE.md); the tests drive it with the SDK's own client.
  */
-import {
-  callToolParamsSchema,
-  isRequest,
-  LATEST_MCP_PROTOCOL_VERSION,
-  MCP_PROTOCOL_VERSIONS,
-  RPC_ERRORS,
-  rpcMessageSchema,
-  type RpcId,
-  type RpcMessage,
-  type RpcRequest,
-} from '../api/mcp-messages';
+import { isRequest, RPC_ERRORS, RpcError, rpcError, rpcMessageSchema, type RpcId, type RpcMessage, type RpcRequest } from '../api/json-rpc';
+import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
 import { ApiError } from '../lib/errors';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
@@ -41,15 +32,6 @@ export type McpServerInfo = { name: string; version: string; instructions: strin
 const MAX_BATCH = 32;
 
 const supported = MCP_PROTOCOL_VERSIONS as readonly string[];
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export async function serveMcp(request: Request, server: McpServerInfo): Promise<Response> {
   const accept = request.headers.get('accept') ?? '';
@@ -159,10 +141,6 @@ async function callTool(request: RpcRequest, server: McpServerInfo, progress: Pr
 function inputSchemaOf(tool: McpTool): Record<string, unknown> {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(z.object(tool.input), { io: 'input' }) as Record<string, unknown>;
   return schema;
-}
-
-function rpcError(id: RpcId | null, code: number, message: string): unknown {
-  return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
 /** A refusal of the whole HTTP request, in JSON-RPC's words, as MCP's transport answers one. */

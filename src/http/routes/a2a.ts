@@ -7,6 +7,7 @@
  * A2A's get, cancel and subscribe name only the task.
  */
 import type { IRequest } from 'itty-router';
+import { RPC_ERRORS, RpcError, rpcError } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
 import { clientToolSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
@@ -31,19 +32,10 @@ const answerSchema = z.union([
   z.object({ toolCallId: z.string(), result: z.unknown() }),
 ]);
 
-/** A2A's JSON-RPC error codes. */
+/** A2A's own JSON-RPC error codes. */
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;
-const INVALID_PARAMS = -32602;
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+const INVALID_PARAMS = RPC_ERRORS.invalidParams;
 
 export function agentCard(request: IRequest, env: Env): Response {
   const base = new URL(request.url).origin;
@@ -65,7 +57,7 @@ export function agentCard(request: IRequest, env: Env): Response {
 export async function postA2a(request: IRequest, env: Env): Promise<Response> {
   const owner = await authenticate(request, env);
   const parsed = rpcSchema.safeParse(await request.json().catch(() => undefined));
-  if (!parsed.success) return rpc(null, { error: { code: -32600, message: 'Not a JSON-RPC 2.0 request.' } });
+  if (!parsed.success) return Response.json(rpcError(null, RPC_ERRORS.invalidRequest, 'Not a JSON-RPC 2.0 request.'));
   const { id = null, method, params = {} } = parsed.data;
   try {
     switch (method) {
@@ -80,11 +72,11 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'SubscribeToTask':
         return stream(id, (emit) => follow(env, owner, taskRef(params), emit));
       default:
-        return rpc(id, { error: { code: -32601, message: `This agent does not serve ${method}.` } });
+        return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${method}.`));
     }
   } catch (error) {
-    if (error instanceof RpcError) return rpc(id, { error: { code: error.code, message: error.message } });
-    if (error instanceof ApiError) return rpc(id, { error: { code: error.status === 404 ? TASK_NOT_FOUND : INVALID_PARAMS, message: error.message, data: { code: error.code } } });
+    if (error instanceof RpcError) return Response.json(rpcError(id, error.code, error.message));
+    if (error instanceof ApiError) return Response.json(rpcError(id, error.status === 404 ? TASK_NOT_FOUND : INVALID_PARAMS, error.message, { code: error.code }));
     throw error;
   }
 }
@@ -175,7 +167,7 @@ function parseTask(taskId: string): { turnId: string; sessionId: string } {
   return { turnId: match[1]!, sessionId: match[2]! };
 }
 
-function rpc(id: string | number | null, body: { result: unknown } | { error: { code: number; message: string; data?: unknown } }): Response {
+function rpc(id: string | number | null, body: { result: unknown }): Response {
   return Response.json({ jsonrpc: '2.0', id, ...body });
 }
 
@@ -184,11 +176,11 @@ function stream(id: string | number | null, run: (emit: Emit) => Promise<unknown
   const encoder = new TextEncoder();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  const write = (body: unknown) => void writer.write(encoder.encode(`data: ${JSON.stringify({ jsonrpc: '2.0', id, ...(body as object) })}\n\n`)).catch(() => {});
-  void run((item) => write({ result: item }))
+  const write = (message: unknown) => void writer.write(encoder.encode(`data: ${JSON.stringify(message)}\n\n`)).catch(() => {});
+  void run((item) => write({ jsonrpc: '2.0', id, result: item }))
     .catch((error: unknown) => {
       const code = error instanceof RpcError ? error.code : INVALID_PARAMS;
-      write({ error: { code, message: error instanceof Error ? error.message : String(error) } });
+      write(rpcError(id, code, error instanceof Error ? error.message : String(error)));
     })
     .finally(() => void writer.close().catch(() => {}));
   return new Response(readable, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });

@@ -7,16 +7,15 @@
  * bundle (bench/PROFILE.md); the tests hold it to the SDK's own server.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { rpcResponseSchema, type RpcResponse } from '../../api/json-rpc';
 import {
   callToolResultSchema,
   initializeResultSchema,
   LATEST_MCP_PROTOCOL_VERSION,
   listToolsResultSchema,
   MCP_PROTOCOL_VERSIONS,
-  rpcResponseSchema,
   type CallToolResult,
   type ListToolsResult,
-  type RpcResponse,
 } from '../../api/mcp-messages';
 import type * as z from '../../lib/zod';
 

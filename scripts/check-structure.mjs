@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Keeps the house in the shape docs/architecture.md draws, so that it stays that way as it grows:
- * - no source file over 300 lines, the session's Durable Object under 250;
+ * - no source file over 300 lines, the session (`session/session.ts`, its Durable Object's body) under 250;
  * - no function over 100 lines;
  * - no import circle among the source files, type imports included;
  * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
@@ -16,7 +16,7 @@ const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const SRC = join(ROOT, 'src');
 const MAX_FILE_LINES = 300;
 const MAX_OBJECT_LINES = 250;
-const OBJECT_FILE = 'session/session-object.ts';
+const OBJECT_FILE = 'session/session.ts';
 const MAX_FUNCTION_LINES = 100;
 const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
 const UPPER = ['http', 'session', 'users', 'config.ts', 'env.ts', 'index.ts'];

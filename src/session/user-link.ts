@@ -10,7 +10,7 @@ import type { SessionEntry } from '../api/user-responses';
 import { costOf, type UserSettings } from '../users/prices';
 import { hasQuota, overQuota, quotaMessage, utcDay, type DayTotals, type QuotaRefusal } from '../users/quota';
 import type { Report } from '../users/reports';
-import type { ReportAnswer } from '../users/user-object';
+import type { ReportAnswer } from '../users/user';
 import { newId } from '../lib/ids';
 import { SingleFlight } from '../lib/single-flight';
 import type { Outbox } from './store/outbox';

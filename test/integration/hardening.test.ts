@@ -13,6 +13,7 @@ import { TurnStore } from '../../src/session/store/turns';
 import { MAX_SUBJECT_CHARS } from '../../src/tools/permission-rules';
 import { fetchWorker, history, jsonTurn, newSessionId, postTurn, readSse, session, streamTurn, user, waitIdle } from '../helpers/api';
 import { sentWith } from '../helpers/upstream-log';
+import { partsOf } from '../helpers/session-parts';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
 
@@ -57,7 +58,7 @@ describe('no session is ever locked', () => {
     const id = newSessionId('log-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const turns = (instance as unknown as { parts: { stores: { turns: { appendEvents: () => void } } } }).parts.stores.turns;
+      const turns = partsOf<{ stores: { turns: { appendEvents: () => void } } }>(instance).stores.turns;
       turns.appendEvents = () => {
         throw new Error('the disk is full');
       };
@@ -78,7 +79,7 @@ describe('no session is ever locked', () => {
     const id = newSessionId('listener-fails');
     await jsonTurn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), (instance) => {
-      const hub = (instance as unknown as { parts: { hub: { open: boolean; broadcast: () => void } } }).parts.hub;
+      const hub = partsOf<{ hub: { open: boolean; broadcast: () => void } }>(instance).hub;
       // The sockets' listener runs first; its broadcast throws on every event.
       hub.open = true;
       hub.broadcast = () => {

@@ -10,6 +10,7 @@ import { HistoryStore } from '../../src/session/store/history';
 import { SessionMeta } from '../../src/session/store/meta';
 import { TurnStore } from '../../src/session/store/turns';
 import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
+import { partsOf } from '../helpers/session-parts';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
 const turnStore = (storage: DurableObjectStorage) => new TurnStore(storage, new SessionMeta(storage));
@@ -119,7 +120,7 @@ describe('the history a session keeps parsed between turns', () => {
     await turn(id, { messages: [user('hello')] });
     await runInDurableObject(stubFor(id), async (instance, state) => {
       // The object's own store, which its turns use.
-      const store = (instance as unknown as { parts: { stores: { history: HistoryStore } } }).parts.stores.history;
+      const store = partsOf<{ stores: { history: HistoryStore } }>(instance).stores.history;
       const first = store.historyAfter(0);
       expect(first.map(text)).toEqual(['hello', expect.anything()]);
 

@@ -11,6 +11,7 @@ import { admit } from '../../src/users/admission';
 import { callWorker, history, newSessionId } from '../helpers/api';
 import { openSocket } from '../helpers/socket';
 import { mint, SECRET } from '../helpers/tokens';
+import { partsOf } from '../helpers/session-parts';
 
 const deployed = (vars: Record<string, string> = {}) => (path: string, init: RequestInit) =>
   callWorker(new Request(`https://agents.example.com${path}`, init), { ...env, AUTH_SECRET: SECRET, ...vars });
@@ -53,7 +54,7 @@ describe('the socket is bounded like HTTP', () => {
     const limited = deployed({ RATE_LIMIT_PER_MINUTE: '3' });
     // The session's object reads the deployment's limit from its own environment.
     await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(userId, sessionId)), (instance) => {
-      const door = (instance as unknown as { parts: { door: { host: { takeRate: () => Promise<void> } } } }).parts.door;
+      const door = partsOf<{ door: { host: { takeRate: () => Promise<void> } } }>(instance).door;
       const limitedEnv = { ...env, ...({ RATE_LIMIT_PER_MINUTE: '3' } as Record<string, string>) };
       door.host = { ...door.host, takeRate: async () => void (await admit(limitedEnv, { userId }, { callsModel: false })) };
     });

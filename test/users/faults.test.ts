@@ -11,9 +11,10 @@ import type { UserReports } from '../../src/session/user-link';
 import { sessionObject, userObject } from '../../src/users/owner';
 import { newSessionId } from '../helpers/api';
 import { newUser, PRICED, usageSettles, type TestUser } from '../helpers/users';
+import { partsOf } from '../helpers/session-parts';
 
 type Link = { host: { user: () => UserReports } };
-const linkOf = (instance: SessionObject) => (instance as unknown as { parts: { users: Link } }).parts.users;
+const linkOf = (instance: SessionObject) => partsOf<{ users: Link }>(instance).users;
 
 /** Puts a stand-in between the session and its user's object; returns how to take it away. */
 async function intercept(user: TestUser, sessionId: string, stand: (real: UserReports) => UserReports): Promise<() => Promise<void>> {

@@ -2,15 +2,19 @@
 // service and for the "limit through a DO" Worker (bench/systems/limit-do.js): the bundle `wrangler
 // deploy --dry-run` would upload (bytes, and gzip as Cloudflare counts it) and the CPU of the Worker's
 // startup phase (`wrangler check startup`: the top-level code of the bundle run in workerd with its
-// profiler on), the mean of RUNS runs, systems alternating. Prints one `BENCH {json}` line.
+// profiler on), the mean of RUNS runs, systems alternating. And what a new isolate of ours costs in
+// all, without a profiler: the runtime's CPU to get ready with the bundle, for its first turn, and for
+// a turn after it (what the startup's work became, now that each part loads on first use). Prints
+// one `BENCH {json}` line.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { Miniflare } from 'miniflare';
 import { median, round } from './measure.mjs';
 
-const RUNS = 5;
+const RUNS = 10;
 const root = resolve(import.meta.dirname, '..');
 const systems = [
   { name: 'ours', config: join(root, 'wrangler.toml') },
@@ -28,13 +32,14 @@ function bundleOf(system) {
   const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
   const upload = join(outdir, 'worker.bundle');
   execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
-  return { upload, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  return { upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
 /**
  * The CPU of one startup: the sampled time the profiler found the isolate busy (every sample but
- * `(idle)`), in milliseconds, and the profiler's interval. Samples are about a millisecond apart,
- * hence the mean of several runs; a startup shorter than one interval may show no busy sample.
+ * `(idle)`), in milliseconds. Samples are about a millisecond apart, hence the mean of several runs;
+ * a startup shorter than one interval may show no busy sample at all. The interval is read from the
+ * busy samples' spacing (an idle profile is one long sample, which says nothing of it).
  */
 function startupCpuMs(upload) {
   const outfile = join(mkdtempSync(join(tmpdir(), 'bench-startup-')), 'startup.cpuprofile');
@@ -43,12 +48,58 @@ function startupCpuMs(upload) {
   const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
   let busyMicros = 0;
   profile.samples.forEach((sample, index) => {
-    if (!idle.has(sample)) busyMicros += profile.timeDeltas[index] ?? 0;
+    if (idle.has(sample)) return;
+    busyMicros += profile.timeDeltas[index] ?? 0;
+    intervals.push((profile.timeDeltas[index] ?? 0) / 1000);
   });
-  intervals.push(median(profile.timeDeltas) / 1000);
   return busyMicros / 1000;
 }
 const intervals = [];
+
+/**
+ * The CPU (ms) the runtime's processes started by this script have used so far: every thread's time
+ * on a CPU, in nanoseconds (`/proc/<pid>/task/<tid>/schedstat`), so a single request resolves.
+ */
+function runtimeCpuMs() {
+  let nanos = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(workerd)') || Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      for (const task of readdirSync(`/proc/${pid}/task`)) nanos += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The process or thread ended while it was read.
+    }
+  }
+  return nanos / 1e6;
+}
+
+/**
+ * A new isolate of ours (the bundle in a fresh runtime, demo model, no profiler): its CPU to get
+ * ready, for the first turn of a new session, and for the turn of another new session after it.
+ */
+async function coldIsolate(bundle, run) {
+  const runtime = new Miniflare({
+    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
+    modulesRoot: '/',
+    compatibilityDate: '2026-04-20',
+    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
+    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true }, USERS: { className: 'UserObject', useSQLite: true } },
+  });
+  const before = runtimeCpuMs();
+  await runtime.ready;
+  const ready = runtimeCpuMs();
+  const turn = async (sessionId) => {
+    const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }) });
+    if (response.status !== 200) throw new Error(`cold isolate: ${response.status} ${await response.text()}`);
+    await response.text();
+    return runtimeCpuMs();
+  };
+  const first = await turn(`cold-${run}-a`);
+  const second = await turn(`cold-${run}-b`);
+  await runtime.dispose();
+  return { readyMs: ready - before, firstTurnMs: first - ready, laterTurnMs: second - first };
+}
 
 const bundles = systems.map((system) => ({ ...system, ...bundleOf(system) }));
 const cpu = new Map(systems.map((system) => [system.name, []]));
@@ -57,8 +108,9 @@ for (let run = 0; run < RUNS; run += 1) {
 }
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 // The floor's startup is shorter than the profiler's interval, often with no busy sample: the ratio
-// is taken over at least one interval, so it is a lower bound when the floor shows less.
-const interval = median(intervals);
+// is taken over at least one interval (when any run showed one), so it is a lower bound when the
+// floor shows less.
+const interval = intervals.length > 0 ? median(intervals) : 0;
 const floor = Math.max(mean(cpu.get('limit through a DO')), interval);
 const rows = bundles.map((system) => ({
   name: system.name,
@@ -68,4 +120,8 @@ const rows = bundles.map((system) => ({
   startupRuns: cpu.get(system.name).map((value) => round(value, 1)),
   ratioToFloor: round(mean(cpu.get(system.name)) / floor, 2),
 }));
-console.log(`BENCH ${JSON.stringify({ name: 'startup', runs: RUNS, intervalMs: round(interval, 2), floorMs: round(floor, 2), rows })}`);
+// The turns log a line each; the runtime's output is not this script's.
+const cold = [];
+for (let run = 0; run < RUNS; run += 1) cold.push(await coldIsolate(bundles.find((system) => system.name === 'ours'), run));
+const coldIsolateMs = Object.fromEntries(['readyMs', 'firstTurnMs', 'laterTurnMs'].map((key) => [key, round(median(cold.map((entry) => entry[key])), 1)]));
+console.log(`BENCH ${JSON.stringify({ name: 'startup', runs: RUNS, intervalMs: round(interval, 2), floorMs: round(floor, 2), rows, coldIsolateMs })}`);

@@ -3,7 +3,8 @@
 //   limit  a bare pass-through Worker that forwards the upstream stream unparsed (bench/systems/limit.js)
 //          and the same held by a Durable Object (bench/systems/limit-do.js): the floor of a design
 //          that runs each session in one; and an object that reads the stream in JavaScript, one SSE
-//          event out per delta (bench/systems/limit-do-read.js): the floor of one that reads the answer
+//          event out per delta (bench/systems/limit-do-read.js): the floor of one that reads the answer,
+//          and, storing the request first, of one that also keeps its turns
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol: a fresh chat's socket is opened on the clock, a long-lived one's before
@@ -125,6 +126,10 @@ const systems = {
     measure(`${limitDoRead.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'limit through a new DO that reads the stream': (model, turn) =>
     measure(`${limitDoRead.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'limit through a DO that stores, then reads': (model, turn) =>
+    measure(`${limitDoRead.base}/store`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'limit through a new DO that stores, then reads': (model, turn) =>
+    measure(`${limitDoRead.base}/store/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (fresh session)': (model, turn) =>
     measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'ours (long-lived session)': (model, turn) =>

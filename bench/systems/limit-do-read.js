@@ -2,11 +2,20 @@
 // DO", hands each request to an object which calls the upstream, but reads the stream in JavaScript,
 // as any agent must (to store the answer, to find tool calls): it splits the SSE events, parses each
 // chunk's JSON and writes one SSE event per text delta, a network read's events in one write. No
-// storage, no validation, no loop: what is left is the cost of touching each event at all.
+// validation, no loop: what is left is the cost of touching each event at all. On `/store` (and
+// `/store/new`) it also stores the request before it calls the model, as a design that keeps its turns
+// must: the least such a design writes (one row), so the storage's commit is on the clock as it is
+// for ours (an object's outgoing messages wait for the writes before them to be stored).
 import { DurableObject } from 'cloudflare:workers';
 
 export class Reader extends DurableObject {
-  async read(body) {
+  async read(body, store = false) {
+    // `store`: the request is stored before the model is called, as a design that keeps its turns
+    // must (the least it can write: one row, in a table the object creates when it first needs it).
+    if (store) {
+      this.ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, request TEXT NOT NULL)');
+      this.ctx.storage.sql.exec('INSERT INTO turns (request) VALUES (?)', body);
+    }
     const upstream = await fetch(`${this.env.UPSTREAM_URL}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const { readable, writable } = new IdentityTransformStream();
     void relay(upstream.body, writable.getWriter());
@@ -35,9 +44,11 @@ async function relay(body, writer) {
 
 export default {
   async fetch(request, env) {
-    // `/new`: a new object for each request, as a new session's first turn has.
-    const name = new URL(request.url).pathname === '/new' ? crypto.randomUUID() : 'bench';
-    const body = await env.READER.getByName(name).read(await request.text());
+    // `/new`: a new object for each request, as a new session's first turn has; `/store` and
+    // `/store/new`: the object stores the request before it calls the model.
+    const path = new URL(request.url).pathname;
+    const name = path.endsWith('/new') ? crypto.randomUUID() : 'bench';
+    const body = await env.READER.getByName(name).read(await request.text(), path.startsWith('/store'));
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   },
 };

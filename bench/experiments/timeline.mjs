@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Where the time to the first text event goes, inside the isolate (bench/experiments/README.md).
+// Needs the marks: `git apply bench/experiments/timeline.patch` first, `git checkout src` after.
+// 400 streamed turns (a long-lived session, or `NEW=1`: a new session each), one after the other,
+// against the benchmarks' stand-in upstream; prints the client's time to the first text event and
+// the mean time of each mark from the Worker's first line (workerd's clock moves in whole
+// milliseconds; a mean over hundreds of turns resolves finer). Loopback only; bounded in time.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevServer } from '../../scripts/dev-server.mjs';
+import { measure, median, round } from '../measure.mjs';
+import { serviceVars, startBenchUpstream } from '../upstream.mjs';
+
+const TURNS = 400;
+const guard = setTimeout(() => (console.error('timeline: stopped at its 300 s bound'), process.exit(3)), 300_000);
+const upstream = await startBenchUpstream();
+const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
+const session = process.env.NEW ? (turn) => `timeline-new-${turn}` : () => 'timeline-long';
+try {
+  const ttft = [];
+  for (let turn = 0; turn < TURNS; turn++) {
+    const body = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] };
+    ttft.push((await measure(`${ours.base}/sessions/${session(turn)}/turns`, body, 'event: text_delta')).ttft);
+  }
+  console.log(`client: first text event, median of the last ${TURNS - 100}: ${round(median(ttft.slice(100)))} ms`);
+  const probe = ours.log().split('\n').filter((line) => line.includes('PROBE')).at(-1);
+  if (!probe) throw new Error('no marks in the log: apply bench/experiments/timeline.patch first');
+  for (const [name, ms] of Object.entries(JSON.parse(probe.slice(probe.indexOf('{'), probe.lastIndexOf('}') + 1)))) console.log(`${String(ms).padStart(8)} ms  ${name}`);
+} finally {
+  clearTimeout(guard);
+  ours.stop();
+  await upstream.close();
+}

@@ -127,7 +127,7 @@ if (startupRun) {
   lines.push(
     '## Cold start: the upload and the startup CPU',
     '',
-    `The Worker as \`wrangler deploy --dry-run\` would upload it (gzip as Cloudflare counts it), and the CPU of its startup phase: \`wrangler check startup\` runs the bundle's top-level code in workerd with the profiler on, every ${startupRun.intervalMs} ms a sample; the busy samples' time, mean of ${startupRun.runs} runs, systems alternating. The floor starts in less than one interval, often with no busy sample at all: its ratio is taken over one interval (${startupRun.floorMs} ms), so it is a lower bound.`,
+    `The Worker as \`wrangler deploy --dry-run\` would upload it (gzip as Cloudflare counts it), and the CPU of its startup phase: \`wrangler check startup\` runs the bundle's top-level code in workerd with the profiler on; the busy samples' time, mean of ${startupRun.runs} runs, systems alternating. A startup shorter than the profiler's sampling shows as one busy sample or none, as long as the time since the sample before it (here ${startupRun.intervalMs} ms, the median): so the ratio is taken over at least that, the floor's figure then being a bound, not a measure.`,
     '',
     '| Worker | bundle | gzip | startup CPU | runs |',
     '| --- | ---: | ---: | ---: | --- |',

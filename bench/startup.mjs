@@ -37,9 +37,9 @@ function bundleOf(system) {
 
 /**
  * The CPU of one startup: the sampled time the profiler found the isolate busy (every sample but
- * `(idle)`), in milliseconds. Samples are about a millisecond apart, hence the mean of several runs;
- * a startup shorter than one interval may show no busy sample at all. The interval is read from the
- * busy samples' spacing (an idle profile is one long sample, which says nothing of it).
+ * `(idle)`), in milliseconds, each sample counted as the time since the one before it. Hence the
+ * mean of several runs: a startup shorter than the sampling shows as one busy sample or none. The
+ * busy samples' spacing is kept (an idle profile is one long sample, which says nothing of it).
  */
 function startupCpuMs(upload) {
   const outfile = join(mkdtempSync(join(tmpdir(), 'bench-startup-')), 'startup.cpuprofile');

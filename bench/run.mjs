@@ -133,7 +133,7 @@ if (startupRun) {
     '| --- | ---: | ---: | ---: | --- |',
     ...startupRun.rows.map((row) => `| ${row.name} | ${row.bytes.toLocaleString('en')} B | ${row.gzipKiB} KiB | ${row.startupCpuMs} ms | ${row.startupRuns.join(', ')} |`),
     '',
-    `What a new isolate of ours costs in all (the bundle in a fresh runtime, no profiler, the runtime's CPU from /proc, median of ${startupRun.runs}): ${startupRun.coldIsolateMs.readyMs} ms to get ready, ${startupRun.coldIsolateMs.firstTurnMs} ms for the first turn of a new session, ${startupRun.coldIsolateMs.laterTurnMs} ms for the next new session's. The Worker and its objects load each part on the first event that needs it, so the first turn carries what startup no longer does (bench/PROFILE.md, "Startup").`,
+    `What a new isolate of ours costs in all (the bundle in a fresh runtime, no profiler, the runtime's CPU from /proc, median of ${startupRun.runs}): ${startupRun.coldIsolateMs.readyMs} ms to get ready (the limit through a DO: ${startupRun.coldIsolateMs.floorReadyMs} ms; both include the runtime's own start), ${startupRun.coldIsolateMs.firstTurnMs} ms for the first turn of a new session, ${startupRun.coldIsolateMs.laterTurnMs} ms for the next new session's. The Worker and its objects load each part on the first event that needs it, so the first turn carries what startup no longer does (bench/PROFILE.md, "Cold start").`,
     '',
   );
   console.log(`startup: ours ${oursStart.startupCpuMs} ms (${oursStart.ratioToFloor}x), ${oursStart.gzipKiB} KiB gzip; floor ${floorStart.startupCpuMs} ms`);

@@ -3,7 +3,7 @@
  * Object. This module and the objects' shells import nothing at startup but the runtime's own: a new
  * isolate starts at the platform's floor, and each part is loaded by the first event that needs it,
  * so an isolate that only routes never builds the session, and a session's object never builds the
- * routes (bench/PROFILE.md, "Startup").
+ * routes (bench/PROFILE.md, "Cold start").
  */
 import type { Env } from './env';
 

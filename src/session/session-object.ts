@@ -1,7 +1,7 @@
 /**
  * One session's Durable Object, as the runtime sees it: a class whose module imports nothing but
  * types, so that starting an isolate costs what the platform's own floor costs (bench/PROFILE.md,
- * "Startup"). The session itself (`session.ts`, and the stores, the loop and the schemas it brings) is
+ * "Cold start"). The session itself (`session.ts`, and the stores, the loop and the schemas it brings) is
  * loaded in the constructor, under `blockConcurrencyWhile`: no request, socket message or alarm is
  * delivered before it is there. Each method hands its call on, unchanged.
  */

@@ -1,6 +1,6 @@
 /**
  * One user's Durable Object, as the runtime sees it: a class whose module imports nothing but types,
- * like the session's (`src/session/session-object.ts`, bench/PROFILE.md "Startup"). The user itself
+ * like the session's (`src/session/session-object.ts`, bench/PROFILE.md "Cold start"). The user itself
  * (`user.ts`) is loaded in the constructor, under `blockConcurrencyWhile`, before the first call is
  * delivered; each method hands its call on, unchanged.
  */

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
-import { median, round } from './measure.mjs';
+import { childRuntimeCpuMs, median, round } from './measure.mjs';
 
 const RUNS = 10;
 const root = resolve(import.meta.dirname, '..');
@@ -57,24 +57,6 @@ function startupCpuMs(upload) {
 const intervals = [];
 
 /**
- * The CPU (ms) the runtime's processes started by this script have used so far: every thread's time
- * on a CPU, in nanoseconds (`/proc/<pid>/task/<tid>/schedstat`), so a single request resolves.
- */
-function runtimeCpuMs() {
-  let nanos = 0;
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(workerd)') || Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
-      for (const task of readdirSync(`/proc/${pid}/task`)) nanos += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The process or thread ended while it was read.
-    }
-  }
-  return nanos / 1e6;
-}
-
-/**
  * A new isolate (the bundle in a fresh runtime, no profiler): its CPU to get ready (the runtime's own
  * start included: the floor's figure says how much that is); for ours, demo model, also the first
  * turn of a new session and the turn of another new session after it.
@@ -87,9 +69,9 @@ async function coldIsolate(bundle, run) {
     compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
     durableObjects: Object.fromEntries(Object.entries(bundle.objects).map(([binding, className]) => [binding, { className, useSQLite: true }])),
   });
-  const before = runtimeCpuMs();
+  const before = childRuntimeCpuMs();
   await runtime.ready;
-  const ready = runtimeCpuMs();
+  const ready = childRuntimeCpuMs();
   if (bundle.name !== 'ours') {
     await runtime.dispose();
     return { readyMs: ready - before };
@@ -98,7 +80,7 @@ async function coldIsolate(bundle, run) {
     const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }) });
     if (response.status !== 200) throw new Error(`cold isolate: ${response.status} ${await response.text()}`);
     await response.text();
-    return runtimeCpuMs();
+    return childRuntimeCpuMs();
   };
   const first = await turn(`cold-${run}-a`);
   const second = await turn(`cold-${run}-b`);

@@ -18,7 +18,7 @@ export class SessionObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       const { Session } = await import('./session');
       this.session = new Session(ctx, env);
-      await this.session.wakeUp();
+      await this.session.wake();
     });
   }
 

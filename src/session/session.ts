@@ -44,7 +44,7 @@ export class Session {
   }
 
   /** Run when its object wakes, before any event is delivered. */
-  wakeUp = (): Promise<void> => wakeUp(this.parts, this.ctx.storage);
+  wake = (): Promise<void> => wakeUp(this.parts, this.ctx.storage);
 
   // --- the doors: how each reads its request, and which follower listens ---------------------------
 

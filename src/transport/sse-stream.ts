@@ -145,12 +145,10 @@ function bytePipe(): { readable: ReadableStream<Uint8Array>; writable: WritableS
   return Native ? new Native() : new TransformStream<Uint8Array, Uint8Array>();
 }
 
-/** One SSE event. Names and ids must not contain line breaks (they would forge fields). */
-export function formatSseEvent(event: string, id: string, data: unknown): string {
-  return sseEventText(event, id, JSON.stringify(data));
-}
-
-/** One SSE event whose data is JSON text (a single line: JSON.stringify writes no line break). */
+/**
+ * One SSE event whose data is JSON text (a single line: JSON.stringify writes no line break). Names
+ * and ids must not contain line breaks (they would forge fields).
+ */
 function sseEventText(event: string, id: string, json: string): string {
   if (/[\r\n]/.test(event) || /[\r\n]/.test(id)) throw new Error('SSE event names and ids cannot contain line breaks.');
   return `event: ${event}\nid: ${id}\ndata: ${json}\n\n`;

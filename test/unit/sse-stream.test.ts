@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
-import { createSseStream, formatSseEvent } from '../../src/transport/sse-stream';
+import { createSseStream, SSE_FRAMING } from '../../src/transport/sse-stream';
 
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();
@@ -59,8 +59,8 @@ describe('the SSE transport', () => {
   });
 
   it('refuses line breaks in event names and ids', () => {
-    expect(() => formatSseEvent('a\nb', '1', {})).toThrow();
-    expect(() => formatSseEvent('a', '1\r', {})).toThrow();
+    expect(() => SSE_FRAMING.item({ event: 'a\nb', data: {} }, '1')).toThrow();
+    expect(() => SSE_FRAMING.item({ event: 'a', data: {} }, '1\r')).toThrow();
   });
 
   describe('a reader that falls behind', () => {

@@ -7,7 +7,7 @@
  * A2A's get, cancel and subscribe name only the task.
  */
 import type { IRequest } from 'itty-router';
-import { RPC_ERRORS, RpcError, rpcError } from '../../api/json-rpc';
+import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
 import { clientToolSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
@@ -26,7 +26,8 @@ import { sessionStub } from '../session-stub';
 
 const partSchema = z.union([z.looseObject({ text: z.string() }), z.looseObject({ data: z.record(z.string(), z.unknown()) })]);
 const messageSchema = z.looseObject({ messageId: z.string().optional(), contextId: z.string().optional(), taskId: z.string().optional(), role: z.string().optional(), parts: z.array(partSchema).min(1) });
-const rpcSchema = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number(), z.null()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() });
+/** JSON-RPC's request, with the id A2A's clients may leave out or send as null (answered with null). */
+const rpcSchema = rpcRequestSchema.extend({ id: z.union([z.string(), z.number(), z.null()]).optional() });
 const answerSchema = z.union([
   z.object({ toolCallId: z.string(), granted: z.boolean(), reason: z.string().max(2000).optional() }),
   z.object({ toolCallId: z.string(), result: z.unknown() }),

@@ -13,8 +13,14 @@ const answer = async (body: unknown) => {
 };
 
 describe('the A2A door’s envelope', () => {
+  it('refuses a body that is not JSON with Parse error, id null, as A2A’s own server does', async () => {
+    for (const body of ['not json', '{"jsonrpc": "2.0", "id": 1,', '']) {
+      expect(await answer(body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON.' } });
+    }
+  });
+
   it('refuses a body that is not a JSON-RPC 2.0 request with Invalid Request, id null', async () => {
-    for (const body of ['not json', { id: 1, method: 'GetTask' }, { jsonrpc: '1.0', id: 1, method: 'GetTask' }, { jsonrpc: '2.0', id: 1 }, { jsonrpc: '2.0', id: {}, method: 'GetTask' }]) {
+    for (const body of [{ id: 1, method: 'GetTask' }, { jsonrpc: '1.0', id: 1, method: 'GetTask' }, { jsonrpc: '2.0', id: 1 }, { jsonrpc: '2.0', id: {}, method: 'GetTask' }]) {
       expect(await answer(body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not a JSON-RPC 2.0 request.' } });
     }
   });
@@ -23,6 +29,17 @@ describe('the A2A door’s envelope', () => {
     expect(await answer({ jsonrpc: '2.0', id: 'r1', method: 'tasks/pushNotificationConfig/set' })).toMatchObject({ id: 'r1', error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', method: 'Nope' })).toMatchObject({ id: null, error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', id: 2.5, method: 'Nope' })).toMatchObject({ id: 2.5, error: { code: -32601 } });
+  });
+
+  it('bounds the body as every door does: 413 past 10 MiB, Parse error past 64 levels of nesting; no session is made', async () => {
+    const contextId = newSessionId('a2a-bound');
+    const message = (extra: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { contextId, parts: [{ text: 'hi' }], ...extra } } });
+    const large = await post(message({ pad: 'x'.repeat(10 * 1024 * 1024 + 1) }));
+    expect(large.status).toBe(413);
+    expect(await large.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a request body is at most 10485760 bytes.' } });
+    const nested = (levels: number) => JSON.parse(`${'{"x":'.repeat(levels)}1${'}'.repeat(levels)}`);
+    expect(await answer(message({ metadata: nested(70) }))).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: JSON nested more than 64 levels deep is not accepted.' } });
+    expect((await session(contextId)).status).toBe(404);
   });
 
   it('refuses a message without parts, an answer of the wrong shape and a task id it cannot read, and makes no session', async () => {

@@ -6,7 +6,11 @@ import { createServer } from 'node:http';
 const chunk = (data) => `data: ${JSON.stringify(data)}\n\n`;
 
 export async function startBenchUpstream() {
+  // When the last request reached the handler, and when it was answered (`performance.now()` of this
+  // process, which is the client's too): bench/experiments/arrive.mjs reads them.
+  const last = { arrived: 0, answered: 0 };
   const server = createServer(async (request, response) => {
+    last.arrived = performance.now();
     let body = '';
     for await (const part of request) body += part;
     if (request.method !== 'POST' || !request.url.endsWith('/chat/completions')) return void response.writeHead(404).end();
@@ -14,6 +18,7 @@ export async function startBenchUpstream() {
     const [, count = '5', pace = '0'] = /^(?:deltas|paced)-(\d+)(?:-(\d+))?$/.exec(model) ?? [];
     const n = Number(count);
     const ms = Number(pace);
+    last.answered = performance.now();
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model };
     response.write(chunk({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
@@ -34,7 +39,7 @@ export async function startBenchUpstream() {
     response.end('data: [DONE]\n\n');
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, last, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 /**

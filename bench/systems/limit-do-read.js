@@ -5,18 +5,29 @@
 // validation, no loop: what is left is the cost of touching each event at all. On `/store` (and
 // `/store/new`) it also stores the request before it calls the model, as a design that keeps its turns
 // must: the least such a design writes (one row), so the storage's commit is on the clock as it is
-// for ours (an object's outgoing messages wait for the writes before them to be stored).
+// for ours (an object's outgoing messages wait for the writes before them to be stored). On
+// `/store/early` (bench/experiments/arrive.mjs) it also streams back before the model answers.
 import { DurableObject } from 'cloudflare:workers';
 
 export class Reader extends DurableObject {
-  async read(body, store = false) {
+  async read(body, store = false, early = false) {
     // `store`: the request is stored before the model is called, as a design that keeps its turns
     // must (the least it can write: one row, in a table the object creates when it first needs it).
     if (store) {
       this.ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, request TEXT NOT NULL)');
       this.ctx.storage.sql.exec('INSERT INTO turns (request) VALUES (?)', body);
     }
-    const upstream = await fetch(`${this.env.UPSTREAM_URL}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = fetch(`${this.env.UPSTREAM_URL}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // `early`: the stream goes back, with a first event saying the turn started, before the model
+    // answers, as ours tells its client the turn (its id) at once; otherwise once the answer came.
+    if (early) {
+      const { readable, writable } = new IdentityTransformStream();
+      const writer = writable.getWriter();
+      void writer.write(new TextEncoder().encode('event: turn_start\nid: 0\ndata: {}\n\n'));
+      answer.then((upstream) => relay(upstream.body, writer)).catch((error) => writer.abort(error));
+      return readable;
+    }
+    const upstream = await answer;
     const { readable, writable } = new IdentityTransformStream();
     void relay(upstream.body, writable.getWriter());
     return readable;
@@ -45,10 +56,11 @@ async function relay(body, writer) {
 export default {
   async fetch(request, env) {
     // `/new`: a new object for each request, as a new session's first turn has; `/store` and
-    // `/store/new`: the object stores the request before it calls the model.
+    // `/store/new`: the object stores the request before it calls the model; `/store/early` (and
+    // `/store/early/new`) also streams back before the model answers.
     const path = new URL(request.url).pathname;
     const name = path.endsWith('/new') ? crypto.randomUUID() : 'bench';
-    const body = await env.READER.getByName(name).read(await request.text(), path.startsWith('/store'));
+    const body = await env.READER.getByName(name).read(await request.text(), path.startsWith('/store'), path.startsWith('/store/early'));
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   },
 };

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Where a first text event's time goes on either side of the model (bench/experiments/README.md):
+// for each kind of request, when it reached the upstream's handler, when the upstream answered, and
+// when the client read the first text event, all on this process's clock (the stand-in upstream
+// runs here, beside the client). The kinds: the floor that stores, then reads
+// (`bench/systems/limit-do-read.js` on `/store`), the same streaming back at once with a first event
+// as ours does (`/store/early`), the reading floor that stores nothing (`/`), ours on a long-lived
+// session, and with `NEW=1` a new object or session each time; with `BEFORE=<checkout>` (a `git
+// worktree` of another commit, as for `npm run bench:compare`) ours there too, measured in the same
+// rounds. `ONLY='<kind>;<kind>'` keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS`
+// (300). Kinds alternate in a new random order each round; medians, the first 30 rounds left out.
+// Loopback only; bounded in time.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startDevServer } from '../../scripts/dev-server.mjs';
+import { measure, median, round, shuffled } from '../measure.mjs';
+import { serviceVars, startBenchUpstream } from '../upstream.mjs';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 300);
+const guard = setTimeout(() => (console.error('arrive: stopped at its 600 s bound'), process.exit(3)), 600_000);
+const state = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `arrive-${name}-`))];
+const upstream = await startBenchUpstream();
+const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor') });
+const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours') });
+const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before') }) : undefined;
+const servers = [reader, ours, before].filter(Boolean);
+
+const floor = (path) => (turn) => measure(`${reader.base}${path}`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
+const service = (server, session) => (turn) =>
+  measure(`${server.base}/sessions/${session(turn)}/turns`, { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
+const kinds = {
+  'floor: stores, then reads': floor('/store'),
+  'floor: stores, streams at once': floor('/store/early'),
+  'floor: reads, stores nothing': floor('/'),
+  ours: service(ours, () => 'arrive-long'),
+  ...(before ? { 'ours before': service(before, () => 'arrive-long') } : {}),
+  ...(process.env.NEW
+    ? {
+        'new floor: stores, streams at once': floor('/store/early/new'),
+        'ours, new session': service(ours, (turn) => `arrive-new-${turn}`),
+        ...(before ? { 'ours before, new session': service(before, (turn) => `arrive-new-${turn}`) } : {}),
+      }
+    : {}),
+};
+const only = process.env.ONLY?.split(';');
+const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
+try {
+  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of shuffled(chosen)) {
+      const started = performance.now();
+      const { ttft } = await kinds[kind](round);
+      if (round >= 30) {
+        rows[kind].arrived.push(upstream.last.arrived - started);
+        rows[kind].answered.push(upstream.last.answered - started);
+        rows[kind].text.push(ttft);
+      }
+      if (process.env.PAUSE_MS) await new Promise((done) => setTimeout(done, Number(process.env.PAUSE_MS)));
+    }
+  }
+  for (const [kind, row] of Object.entries(rows)) {
+    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms`);
+  }
+} finally {
+  clearTimeout(guard);
+  for (const server of servers) server.stop();
+  await upstream.close();
+}

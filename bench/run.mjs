@@ -114,6 +114,10 @@ if (ttft && throughput && concurrency) {
     '',
     'How the floors are measured: the same client as every system (Node\'s own HTTP client on kept-alive connections, the clock started before the request is written and read as each chunk arrives, before any parsing), the same upstream, the same `wrangler dev`, in the same rounds. The bare Worker is the physical limit of this loopback; a Durable Object adds one hop, and a new one its creation.',
     '',
+    'How ours is configured (`serviceVars` in `bench/upstream.mjs`): the stand-in as its model, no title side calls, and no rate limiter (`RATE_LIMIT_PER_MINUTE=0`; the default, 120 a minute, asks the user\'s object before each POST: in `npm run bench:compare` with it on, the first text event moved 9.55 → 9.52 ms on a long-lived session and 13.66 → 14.24 ms on a new one).',
+    '',
+    'Why the rounds alternate, and what that does to ours: each system\'s turns come apart, after the others\' (a system that always followed the same one would inherit its after-work). Ours then starts each turn cold. Run alone with its turns back to back, its first text event is within 1.10–1.12x of the reading floor that stores and streams back at once; after a 20 ms pause it is 1.5–1.8x, while the floors do not slow down (`bench/experiments/arrive.mjs`, `bench/PROFILE.md`).',
+    '',
     `Concurrency: ${concurrency.sessions} sessions at once, ${concurrency.turnsEach} streamed turns each, in ${concurrency.seconds} s: p50 ${concurrency.p50Ms} ms, p99 ${concurrency.p99Ms} ms, ${concurrency.errors} errors.`,
     '',
   );

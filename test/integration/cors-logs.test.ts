@@ -123,6 +123,20 @@ describe('structured logs', () => {
     expect(requests.find((record) => record.status === 400)).toMatchObject({ errorCode: 'invalid_json' });
   });
 
+  it('writes a streamed turn’s request line once its stream has been sent, never while the client waits for it', async () => {
+    const spy = vi.spyOn(console, 'log');
+    const sessionId = newSessionId('logs-stream');
+    const response = await call(`/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], stream: 'delta' }) });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await waitIdle(sessionId);
+    const lines = () => records(spy).filter((record) => record.kind === 'request' && record.method === 'POST' && record.session === sessionId);
+    // The turn has ended in its session; its stream, unread, has not been sent: no line yet.
+    expect(lines()).toEqual([]);
+    expect(await response.text()).toContain('event: turn_stop');
+    await settleWorkerCalls();
+    expect(lines()).toEqual([expect.objectContaining({ path: `/sessions/${sessionId}/turns`, status: 200, user: 'local', latencyMs: expect.any(Number) })]);
+  });
+
   it('logs a failed turn with its error code', async () => {
     const spy = vi.spyOn(console, 'log');
     const sessionId = newSessionId('logs');

@@ -17,6 +17,7 @@ import { harnessFormatOf } from '../../transport/harness-framing';
 import { admit } from '../../users/admission';
 import { readJsonBody } from '../read-json-body';
 import { sessionStub } from '../session-stub';
+import { sessionStreamResponse } from '../session-stream';
 import { JSON_STREAM_HEADERS, SSE_HEADERS } from '../../transport/headers';
 
 /** The JSON array is written as events happen: nothing on the way may buffer or compress it. */
@@ -44,7 +45,7 @@ export async function postHarnessChat(request: IRequest, env: Env): Promise<Resp
     ...(temperature !== undefined ? { sampling: { temperature } } : {}),
   });
   if (!result.ok) return failureResponse(result);
-  return new Response(result.body, { headers: format === 'sse' ? SSE_HEADERS : JSON_STREAM_HEADERS });
+  return sessionStreamResponse(result.body, { headers: format === 'sse' ? SSE_HEADERS : JSON_STREAM_HEADERS });
 }
 
 /**

@@ -14,6 +14,7 @@ import type { AuthedRequest } from '../auth';
 import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
 import { parseSessionId, sessionStub } from '../session-stub';
+import { sessionStreamResponse } from '../session-stream';
 import { SSE_HEADERS } from '../../transport/headers';
 
 export async function postTurn(request: AdmittedRequest, env: Env): Promise<Response> {
@@ -32,7 +33,7 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
   if (result.kind === 'json') return Response.json(result.body, { headers: replayed });
   // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
   if (result.kind === 'accepted') return Response.json(result.body, { status: 202, headers: replayed });
-  return new Response(result.body, { headers: { ...SSE_HEADERS, ...replayed } });
+  return sessionStreamResponse(result.body, { headers: { ...SSE_HEADERS, ...replayed } });
 }
 
 /** `GET /sessions/:id/turns/:turnId/events`: what came after `Last-Event-ID` (or `?after=`), then live. */
@@ -48,7 +49,7 @@ export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<R
   const after = lastEventId !== null ? Number(lastEventId) : query.data.after;
   const result = await sessionStub(env, request.owner, sessionId).followTurn(turnId, after, query.data.stream);
   if (!result.ok) return failureResponse(result);
-  return new Response(result.body, { headers: SSE_HEADERS });
+  return sessionStreamResponse(result.body, { headers: SSE_HEADERS });
 }
 
 /** `POST /sessions/:id/turns/:turnId/cancel`: answers once the turn has stopped. */

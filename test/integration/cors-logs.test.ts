@@ -137,6 +137,27 @@ describe('structured logs', () => {
     expect(lines()).toEqual([expect.objectContaining({ path: `/sessions/${sessionId}/turns`, status: 200, user: 'local', latencyMs: expect.any(Number) })]);
   });
 
+  it('writes a streamed turn’s request line when its client leaves, by cancelling the stream or by going away', async () => {
+    const spy = vi.spyOn(console, 'log');
+    const post = (sessionId: string, signal?: AbortSignal) =>
+      call(`/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'demo:long' }], stream: 'delta' }), ...(signal ? { signal } : {}) });
+    const lines = (sessionId: string) => records(spy).filter((record) => record.kind === 'request' && record.method === 'POST' && record.session === sessionId);
+
+    const cancelled = newSessionId('logs-cancel');
+    const reader = (await post(cancelled)).body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const left = newSessionId('logs-left');
+    const controller = new AbortController();
+    await post(left, controller.signal);
+    controller.abort();
+    await settleWorkerCalls();
+    expect(lines(cancelled)).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(lines(left)).toEqual([expect.objectContaining({ status: 200 })]);
+    await waitIdle(cancelled);
+    await waitIdle(left);
+  });
+
   it('logs a failed turn with its error code', async () => {
     const spy = vi.spyOn(console, 'log');
     const sessionId = newSessionId('logs');

@@ -9,10 +9,9 @@
  */
 import { isRequest, RPC_ERRORS, RpcError, rpcError, rpcMessageSchema, type RpcId, type RpcMessage, type RpcRequest } from '../api/json-rpc';
 import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
-import { ApiError } from '../lib/errors';
-import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
+import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
-import { MAX_BODY_BYTES, readBodyText } from './read-json-body';
+import { MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
 
 export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -45,20 +44,12 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   if (version !== null && !supported.includes(version)) {
     return refusal(400, RPC_ERRORS.transport, `Bad Request: unsupported protocol version ${version} (supported: ${supported.join(', ')}).`);
   }
-  let text: string;
-  try {
-    text = await readBodyText(request);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 413) return refusal(413, RPC_ERRORS.transport, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes.`);
-    throw error;
+  const body = await readBoundedJson(request);
+  if ('problem' in body) {
+    if (body.problem === 'too_large') return refusal(413, RPC_ERRORS.transport, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes.`);
+    return refusal(400, RPC_ERRORS.parse, body.problem === 'not_json' ? 'Parse error: the body is not JSON.' : `Parse error: ${TOO_DEEP_MESSAGE}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return refusal(400, RPC_ERRORS.parse, 'Parse error: the body is not JSON.');
-  }
-  if (nestsDeeperThan(json)) return refusal(400, RPC_ERRORS.parse, `Parse error: ${TOO_DEEP_MESSAGE}`);
+  const { json } = body;
   const batch = Array.isArray(json) ? json : [json];
   if (batch.length === 0 || batch.length > MAX_BATCH) return refusal(400, RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.`);
   const messages: RpcMessage[] = [];

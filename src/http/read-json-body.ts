@@ -19,21 +19,39 @@ export async function readJsonBody<Schema extends z.ZodType>(
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON, with "Content-Type: application/json".');
   }
-  const text = await readBodyText(request);
+  const body = await readBoundedJson(request);
+  if ('problem' in body) {
+    if (body.problem === 'too_large') throw tooLarge();
+    throw new ApiError(400, 'invalid_json', body.problem === 'not_json' ? 'The body is not valid JSON.' : `The body is too deeply nested: ${TOO_DEEP_MESSAGE}`);
+  }
+  const parsed = schema.safeParse(body.json);
+  if (!parsed.success) throw invalidRequest('The request body', parsed.error.issues);
+  return { data: parsed.data, text: body.text };
+}
+
+/** Why a body could not be taken as JSON; each door answers it in its own words (JSON-RPC's, for MCP and A2A). */
+export type BodyProblem = 'too_large' | 'not_json' | 'too_deep';
+
+/** The body as JSON, bounded as every door's is (`MAX_BODY_BYTES`, `MAX_JSON_DEPTH`), or what is wrong with it. */
+export async function readBoundedJson(request: Request): Promise<{ json: unknown; text: string } | { problem: BodyProblem }> {
+  let text: string;
+  try {
+    text = await readBodyText(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413) return { problem: 'too_large' };
+    throw error;
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
+    return { problem: 'not_json' };
   }
-  if (nestsDeeperThan(json)) throw new ApiError(400, 'invalid_json', `The body is too deeply nested: ${TOO_DEEP_MESSAGE}`);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw invalidRequest('The request body', parsed.error.issues);
-  return { data: parsed.data, text };
+  return nestsDeeperThan(json) ? { problem: 'too_deep' } : { json, text };
 }
 
 /** The body's text, at most `MAX_BODY_BYTES` (a `413` ApiError beyond, counted while reading). */
-export async function readBodyText(request: Request): Promise<string> {
+async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return '';

@@ -16,14 +16,14 @@ import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../../lib/json-depth';
+import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import * as z from '../../lib/zod';
 import { createA2aEncoder, type A2aStreamItem, type A2aTask } from '../../protocol/a2a-encoder';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
 import { authenticate } from '../auth';
-import { MAX_BODY_BYTES, readBodyText } from '../read-json-body';
+import { MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 
 const partSchema = z.union([z.looseObject({ text: z.string() }), z.looseObject({ data: z.record(z.string(), z.unknown()) })]);
@@ -192,26 +192,15 @@ function stream(id: string | number | null, run: (emit: Emit) => Promise<unknown
 }
 
 /**
- * The body as JSON, bounded as every door's is (`MAX_BODY_BYTES`, `MAX_JSON_DEPTH`), or the refusal
- * in JSON-RPC's words: what A2A's own server answers a body that is not JSON (`-32700`, id null),
- * and a `413` for one too large to read.
+ * The body as JSON (`readBoundedJson`: bounded as every door's is), or the refusal in JSON-RPC's
+ * words: what A2A's own server answers a body that is not JSON (`-32700`, id null), and a `413` for
+ * one too large to read.
  */
 async function readRpcBody(request: Request): Promise<{ json: unknown } | Response> {
-  let text: string;
-  try {
-    text = await readBodyText(request);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 413) {
-      return Response.json(rpcError(null, RPC_ERRORS.invalidRequest, `Invalid Request: a request body is at most ${MAX_BODY_BYTES} bytes.`), { status: 413 });
-    }
-    throw error;
+  const body = await readBoundedJson(request);
+  if (!('problem' in body)) return body;
+  if (body.problem === 'too_large') {
+    return Response.json(rpcError(null, RPC_ERRORS.invalidRequest, `Invalid Request: a request body is at most ${MAX_BODY_BYTES} bytes.`), { status: 413 });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return Response.json(rpcError(null, RPC_ERRORS.parse, 'Parse error: the body is not JSON.'));
-  }
-  if (nestsDeeperThan(json)) return Response.json(rpcError(null, RPC_ERRORS.parse, `Parse error: ${TOO_DEEP_MESSAGE}`));
-  return { json };
+  return Response.json(rpcError(null, RPC_ERRORS.parse, body.problem === 'not_json' ? 'Parse error: the body is not JSON.' : `Parse error: ${TOO_DEEP_MESSAGE}`));
 }

@@ -35,9 +35,9 @@ const guard = setTimeout(() => {
 const upstream = await startBenchUpstream();
 const vars = { ...serviceVars(upstream.url, THROUGHPUT_DELTAS), ...JSON.parse(process.env.COMPARE_VARS ?? '{}') };
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-compare-'))];
-const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
-const before = await startDevServer({ cwd: other, vars, extraArgs: state() });
-const after = await startDevServer({ vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
+const limit = await startDevServer({ inspector: false, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
+const before = await startDevServer({ inspector: false, cwd: other, vars, extraArgs: state() });
+const after = await startDevServer({ inspector: false, vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
 
 const pass = (model, turn) => measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
 const turnOn = (server, session) => (model, turn) =>

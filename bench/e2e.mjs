@@ -45,24 +45,29 @@ const guard = setTimeout(() => {
 const upstream = await startBenchUpstream();
 // A fresh local state each run: sessions of earlier runs would make "long-lived" longer every time.
 const state = mkdtempSync(join(tmpdir(), 'bench-state-'));
-// One after the other: two `wrangler dev` starting at once contend for the same inspector port.
-const limit = await startDevServer({ config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
+// One after the other, each without the inspector (scripts/dev-worker.mjs: its relay cost the machine
+// more than any system did itself, bench/PROFILE.md, "The dev server's inspector").
+const limit = await startDevServer({ inspector: false, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
 const limitDo = await startDevServer({
+  inspector: false,
   config: 'bench/systems/limit-do.toml',
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-pipe-state-'))],
 });
 const limitDoRead = await startDevServer({
+  inspector: false,
   config: 'bench/systems/limit-do-read.toml',
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-read-state-'))],
 });
 const ours = await startDevServer({
+  inspector: false,
   extraArgs: ['--persist-to', state],
   vars: serviceVars(upstream.url, THROUGHPUT_DELTAS),
 });
 installPeer();
 const peer = await startDevServer({
+  inspector: false,
   config: 'bench/systems/peer.toml',
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-peer-state-'))],

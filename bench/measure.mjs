@@ -111,3 +111,23 @@ export function childRuntimeCpuMs() {
   }
   return nanos / 1e6;
 }
+
+/**
+ * The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used
+ * so far, by `<name> <pid>`: every thread's time on a CPU (`/proc/<pid>/task/<tid>/schedstat`), fine
+ * enough for one request.
+ */
+export function groupCpuNs(group) {
+  const byProcess = {};
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue;
+      const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} ${pid}`;
+      byProcess[name] = readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return byProcess;
+}

@@ -2,14 +2,18 @@
 // browser tests and anything else that needs the real Worker in workerd behind a real socket.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 /**
- * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], timeoutMs?: number }} [options]
+ * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], inspector?: boolean, timeoutMs?: number }} [options]
  *   `config`: a wrangler config other than the project's own (the benchmarks' other systems);
- *   `cwd`: another checkout to serve (`npm run bench:compare`).
+ *   `cwd`: another checkout to serve (`npm run bench:compare`);
+ *   `inspector: false`: without `wrangler dev`'s DevTools inspector (dev-worker.mjs), whose relay of
+ *   each console line and each chunk of each subrequest's body costs the machine more CPU than a
+ *   system itself (bench/PROFILE.md); `extraArgs` then only takes `--persist-to <dir>`.
  * @returns {Promise<{ base: string, port: number, group: number, log: () => string, stop: () => void }>}
  */
-export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], timeoutMs = 60_000 } = {}) {
+export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], inspector = true, timeoutMs = 60_000 } = {}) {
   const started = Date.now();
   const port = await new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -20,7 +24,13 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], t
   const base = `http://127.0.0.1:${port}`;
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
   const configArgs = config ? ['--config', config] : [];
-  const dev = spawn('npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs], {
+  const persistAt = extraArgs.indexOf('--persist-to');
+  if (!inspector && extraArgs.length !== (persistAt === -1 ? 0 : 2)) throw new Error(`startDevServer: without the inspector, only --persist-to is taken (${extraArgs.join(' ')})`);
+  const lean = JSON.stringify({ config, port, persistTo: persistAt === -1 ? undefined : extraArgs[persistAt + 1], vars });
+  const command = inspector
+    ? ['npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs]]
+    : [process.execPath, [join(import.meta.dirname, 'dev-worker.mjs'), lean]];
+  const dev = spawn(...command, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     ...(cwd ? { cwd } : {}),

@@ -8,22 +8,25 @@
 // session, and with `NEW=1` a new object or session each time; with `BEFORE=<checkout>` (a `git
 // worktree` of another commit, as for `npm run bench:compare`) ours there too, measured in the same
 // rounds. `ONLY='<kind>;<kind>'` keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS`
-// (300). Kinds alternate in a new random order each round; medians, the first 30 rounds left out.
+// (300); `INSPECTOR=on` serves each system with `wrangler dev`'s DevTools inspector, as the bench did
+// before (bench/PROFILE.md, "The dev server's inspector"). Kinds alternate in a new random order each
+// round; medians, the first 30 rounds left out. Each request's runtime CPU is printed too.
 // Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measure, median, round, shuffled } from '../measure.mjs';
+import { groupCpuNs, measure, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
 const guard = setTimeout(() => (console.error('arrive: stopped at its 600 s bound'), process.exit(3)), 600_000);
 const state = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `arrive-${name}-`))];
+const inspector = process.env.INSPECTOR === 'on';
 const upstream = await startBenchUpstream();
-const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor') });
-const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours') });
-const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before') }) : undefined;
+const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor'), inspector });
+const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector });
+const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector }) : undefined;
 const servers = [reader, ours, before].filter(Boolean);
 
 const floor = (path) => (turn) => measure(`${reader.base}${path}`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
@@ -43,24 +46,31 @@ const kinds = {
       }
     : {}),
 };
+// Each request's runtime CPU: what the system's workerd processes spent on it, cold or warm, apart
+// from the time it waited.
+const workerdCpuNs = (server) => Object.entries(groupCpuNs(server.group)).reduce((sum, [name, ns]) => (name.startsWith('workerd ') ? sum + ns : sum), 0);
+const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : reader);
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {
-  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [] }]));
+  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(chosen)) {
+      const cpuBefore = workerdCpuNs(serverOf(kind));
       const started = performance.now();
       const { ttft } = await kinds[kind](round);
+      const cpu = (workerdCpuNs(serverOf(kind)) - cpuBefore) / 1e6;
       if (round >= 30) {
         rows[kind].arrived.push(upstream.last.arrived - started);
         rows[kind].answered.push(upstream.last.answered - started);
         rows[kind].text.push(ttft);
+        rows[kind].cpu.push(cpu);
       }
       if (process.env.PAUSE_MS) await new Promise((done) => setTimeout(done, Number(process.env.PAUSE_MS)));
     }
   }
   for (const [kind, row] of Object.entries(rows)) {
-    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms`);
+    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, runtime CPU ${round(median(row.cpu))} ms`);
   }
 } finally {
   clearTimeout(guard);

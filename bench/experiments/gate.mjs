@@ -13,7 +13,7 @@ const KINDS = (process.env.KINDS ?? 'plain,write1,write8,writelater,busy').split
 const ROUNDS = 300;
 const guard = setTimeout(() => (console.error('gate: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
-const gate = await startDevServer({ config: 'bench/experiments/gate.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'gate-'))] });
+const gate = await startDevServer({ inspector: false, config: 'bench/experiments/gate.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'gate-'))] });
 try {
   const ttft = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   for (let round = 0; round < ROUNDS; round++) {

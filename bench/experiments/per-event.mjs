@@ -14,7 +14,7 @@ const DELTAS = 20_000;
 const RUNS = Number(process.env.RUNS ?? 9);
 const guard = setTimeout(() => (console.error('per-event: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
-const ours = await startDevServer({ vars: serviceVars(upstream.url, DELTAS), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'per-event-'))] });
+const ours = await startDevServer({ inspector: false, vars: serviceVars(upstream.url, DELTAS), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'per-event-'))] });
 try {
   const body = (run) => ({ stream: 'delta', model: `openai:deltas-${DELTAS}`, messages: [{ role: 'user', content: `hello ${run}` }] });
   await measure(`${ours.base}/sessions/per-event-warm/turns`, body(-1), 'event: turn_stop');

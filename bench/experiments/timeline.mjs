@@ -15,7 +15,7 @@ import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 const TURNS = 400;
 const guard = setTimeout(() => (console.error('timeline: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
-const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
+const ours = await startDevServer({ inspector: false, vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
 const session = process.env.NEW ? (turn) => `timeline-new-${turn}` : () => 'timeline-long';
 try {
   const ttft = [];

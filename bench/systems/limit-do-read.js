@@ -6,11 +6,15 @@
 // `/store/new`) it also stores the request before it calls the model, as a design that keeps its turns
 // must: the least such a design writes (one row), so the storage's commit is on the clock as it is
 // for ours (an object's outgoing messages wait for the writes before them to be stored). On
-// `/store/early` (bench/experiments/arrive.mjs) it also streams back before the model answers.
+// `/store/early` (bench/experiments/arrive.mjs) it also streams back before the model answers. It
+// reads the answer in reads as large as what has arrived, as ours does: the network's own chunks are
+// small, and each that enters JavaScript costs more than its bytes. On `/touch` and `/touch/large`
+// (bench/experiments/reading.mjs) it only brings the answer into JavaScript, in the network's chunks
+// or in large reads, and writes it on unparsed: the least any reading costs.
 import { DurableObject } from 'cloudflare:workers';
 
 export class Reader extends DurableObject {
-  async read(body, store = false, early = false) {
+  async read(body, store = false, early = false, touch = undefined) {
     // `store`: the request is stored before the model is called, as a design that keeps its turns
     // must (the least it can write: one row, in a table the object creates when it first needs it).
     if (store) {
@@ -29,7 +33,8 @@ export class Reader extends DurableObject {
     }
     const upstream = await answer;
     const { readable, writable } = new IdentityTransformStream();
-    void relay(upstream.body, writable.getWriter());
+    if (touch) void pass(touch === 'large' ? largeReads(upstream.body) : upstream.body, writable.getWriter());
+    else void relay(upstream.body, writable.getWriter());
     return readable;
   }
 }
@@ -39,7 +44,7 @@ async function relay(body, writer) {
   const encoder = new TextEncoder();
   let carry = '';
   let seq = 0;
-  for await (const bytes of body) {
+  for await (const bytes of largeReads(body)) {
     const events = (carry + decoder.decode(bytes, { stream: true })).split('\n\n');
     carry = events.pop() ?? '';
     let out = '';
@@ -53,6 +58,24 @@ async function relay(body, writer) {
   await writer.close();
 }
 
+/** A byte stream's bytes in reads of up to 64 KiB: whatever has arrived, as soon as anything has. */
+async function* largeReads(body) {
+  const reader = body.getReader({ mode: 'byob' });
+  let buffer = new ArrayBuffer(64 * 1024);
+  for (;;) {
+    const { value, done } = await reader.read(new Uint8Array(buffer));
+    if (done) return;
+    yield value;
+    buffer = value.buffer;
+  }
+}
+
+/** Writes each chunk on as it came (a copy: a large read's buffer is read into again). */
+async function pass(chunks, writer) {
+  for await (const bytes of chunks) await writer.write(bytes.slice());
+  await writer.close();
+}
+
 export default {
   async fetch(request, env) {
     // `/new`: a new object for each request, as a new session's first turn has; `/store` and
@@ -60,7 +83,8 @@ export default {
     // `/store/early/new`) also streams back before the model answers.
     const path = new URL(request.url).pathname;
     const name = path.endsWith('/new') ? crypto.randomUUID() : 'bench';
-    const body = await env.READER.getByName(name).read(await request.text(), path.startsWith('/store'), path.startsWith('/store/early'));
+    const touch = path === '/touch/large' ? 'large' : path === '/touch' ? 'chunks' : undefined;
+    const body = await env.READER.getByName(name).read(await request.text(), path.startsWith('/store'), path.startsWith('/store/early'), touch);
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   },
 };

@@ -64,6 +64,37 @@ export async function openHttpStream(
   return response.body;
 }
 
+/** How much one read of a body may bring: everything the network has buffered, up to this. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a body in reads as large as what has arrived (up to `READ_BYTES`), into one buffer used
+ * again and again: a body read with the default reader comes in the network's small chunks, and
+ * each chunk that enters JavaScript costs more than the bytes it brings (bench/PROFILE.md, "What
+ * reading costs"). A read still resolves as soon as any byte has come, so the first event never
+ * waits. A stream that is not a byte stream (made in JavaScript, as in tests) is read as it comes.
+ */
+function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Promise<ReadableStreamReadResult<Uint8Array>>; cancel: () => Promise<void> } {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: 'byob' });
+  } catch {
+    const reader = body.getReader();
+    return { read: () => reader.read(), cancel: () => reader.cancel() };
+  }
+  let buffer = new ArrayBuffer(READ_BYTES);
+  return {
+    read: async () => {
+      const next = await byob.read(new Uint8Array(buffer));
+      // The read hands the buffer back in its view: the next read fills it again (each read's bytes
+      // are decoded before the next read starts).
+      if (next.value) buffer = next.value.buffer as ArrayBuffer;
+      return next as ReadableStreamReadResult<Uint8Array>;
+    },
+    cancel: () => byob.cancel(),
+  };
+}
+
 /**
  * The SSE messages of a body. A body that breaks off or ends before the provider saw its last
  * message yields one error part (`upstream_cut`, saying what was awaited) and stops. One read of the
@@ -76,7 +107,7 @@ export async function* sseMessages(
   provider: string,
   awaited: string,
 ): AsyncGenerator<SseMessage | ErrorPart> {
-  const reader = body.getReader();
+  const reader = bodyReader(body);
   // A body that ignores the abort still ends: the cancel ends the pending read.
   const stop = () => void reader.cancel().catch(() => {});
   timer.signal.addEventListener('abort', stop, { once: true });

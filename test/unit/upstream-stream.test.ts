@@ -1,0 +1,79 @@
+/**
+ * Reading a model's SSE body (`sseMessages`): a byte stream, as the runtime's fetch gives, is read in
+ * large reads into one buffer used again (bench/PROFILE.md, "What reading costs"); a stream made in
+ * JavaScript is read as it comes. Either way, however the bytes are cut (inside an event, inside a
+ * character of several bytes), the same messages come out, and a body that ends early says so.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isErrorPart, sseMessages, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
+import { UpstreamTimer } from '../../src/providers/upstream-timer';
+
+const TEXT = ['data: {"a":"héllo"}', 'event: delta\ndata: {"b":"wörld ✓ 𝄞"}', 'data: [DONE]'].map((event) => `${event}\n\n`).join('');
+const BYTES = new TextEncoder().encode(TEXT);
+const EXPECTED: SseMessage[] = [
+  { event: undefined, data: '{"a":"héllo"}' },
+  { event: 'delta', data: '{"b":"wörld ✓ 𝄞"}' },
+  { event: undefined, data: '[DONE]' },
+];
+
+/** The bytes cut at `cuts`, enqueued one piece per pull: as bytes (`type: 'bytes'`) or as plain chunks. */
+function body(bytes: Uint8Array, cuts: number[], asBytes: boolean): ReadableStream<Uint8Array> {
+  const points = [...new Set([0, ...cuts.map((cut) => cut % (bytes.length + 1)), bytes.length])].sort((a, b) => a - b);
+  const pieces = points.slice(1).map((end, index) => bytes.slice(points[index], end));
+  const source = {
+    pull(controller: ReadableStreamDefaultController<Uint8Array> | ReadableByteStreamController) {
+      const piece = pieces.shift();
+      if (piece === undefined) controller.close();
+      else controller.enqueue(piece);
+    },
+  };
+  return asBytes ? new ReadableStream({ type: 'bytes', ...source } as UnderlyingByteSource) : new ReadableStream<Uint8Array>(source as UnderlyingDefaultSource<Uint8Array>);
+}
+
+async function read(stream: ReadableStream<Uint8Array>): Promise<{ messages: SseMessage[]; errors: string[] }> {
+  const signal = new AbortController().signal;
+  const timer = new UpstreamTimer({ connectMs: 10_000, firstByteMs: 10_000, idleMs: 10_000 }, signal);
+  const messages: SseMessage[] = [];
+  const errors: string[] = [];
+  try {
+    for await (const message of sseMessages(stream, timer, upstreamFailure(timer, signal), 'test', 'its [DONE]')) {
+      if (isErrorPart(message)) errors.push(message.message);
+      else messages.push(message);
+    }
+  } finally {
+    timer.clear();
+  }
+  return { messages, errors };
+}
+
+describe('sseMessages', () => {
+  it('reads the same messages from a byte stream and from a plain one, however the bytes are cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), async (cuts, asBytes) => {
+        const { messages, errors } = await read(body(BYTES, cuts, asBytes));
+        expect(messages).toEqual(EXPECTED);
+        expect(errors).toEqual(['The model stream ended before its [DONE].']);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads a body longer than one read, the buffer used again, byte for byte', async () => {
+    const events = Array.from({ length: 6000 }, (_, index) => `data: {"n":${index},"t":"ünïcode ${'x'.repeat(index % 50)}"}\n\n`);
+    const bytes = new TextEncoder().encode(events.join(''));
+    expect(bytes.length).toBeGreaterThan(3 * 64 * 1024);
+    const cuts = Array.from({ length: 400 }, (_, index) => (index * 7919) % bytes.length);
+    for (const asBytes of [true, false]) {
+      const { messages } = await read(body(bytes, cuts, asBytes));
+      expect(messages.map((message) => JSON.parse(message.data).n)).toEqual(events.map((_, index) => index));
+      expect(messages.at(-1)?.data).toBe(`{"n":5999,"t":"ünïcode ${'x'.repeat(5999 % 50)}"}`);
+    }
+  });
+
+  it('reads a Response body, a byte stream in the runtime, through the large reads', async () => {
+    expect(() => new Response(BYTES).body!.getReader({ mode: 'byob' }).releaseLock()).not.toThrow();
+    const { messages } = await read(new Response(BYTES).body!);
+    expect(messages).toEqual(EXPECTED);
+  });
+});

@@ -28,9 +28,17 @@ export function logStop(store: TurnStore, stop: TurnStop, seq: number): void {
   store.appendEvents(stop.turnId, seq, JSON.stringify([{ seq, event: stop }]));
 }
 
-/** At most this many events wait in memory; so a crash loses fewer than this many ids. */
-export const FLUSH_EVENTS = 256;
-const FLUSH_CHARS = 256_000;
+/**
+ * The buffer is written when it holds this many events (so a crash loses fewer than this many ids,
+ * and recovery numbers its closing event past them), this many characters, or an event that has
+ * waited this long. Each write is a commit, and an object's outgoing bytes wait for its commits: at
+ * 256 events a row, a 20,000-delta answer held its stream 78 times (bench/PROFILE.md, "The event
+ * log's commits"). A fast answer now takes few rows; a slow one is still written every few seconds,
+ * about as often as 256 events come at a model's pace.
+ */
+export const FLUSH_EVENTS = 4096;
+const FLUSH_CHARS = 512_000;
+export const FLUSH_AFTER_MS = 5_000;
 
 /** How long a finished turn's events stay, and how many turns keep theirs. */
 export const EVENT_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -39,11 +47,14 @@ export const EVENT_LOG_MAX_TURNS = 64;
 export class TurnEventLog {
   private buffer: LoggedEvent[] = [];
   private bufferChars = 0;
+  /** When the oldest buffered event came. */
+  private bufferedSince = 0;
   private nextSeq = 1;
 
   constructor(
     private readonly store: TurnStore,
     readonly turnId: string,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The id the last appended event took (0 before any): an append whose write failed still took one. */
@@ -53,10 +64,12 @@ export class TurnEventLog {
 
   append(event: AgentEvent): number {
     const seq = this.nextSeq++;
+    const now = this.now();
+    if (this.buffer.length === 0) this.bufferedSince = now;
     this.buffer.push({ seq, event });
     // A cheap size estimate: deltas dominate, and their text is most of their JSON.
     this.bufferChars += 64 + ('delta' in event ? event.delta.length : 'content' in event ? JSON.stringify(event.content).length : 256);
-    if (this.buffer.length >= FLUSH_EVENTS || this.bufferChars >= FLUSH_CHARS || event.type === 'turn-stop') this.flush();
+    if (this.buffer.length >= FLUSH_EVENTS || this.bufferChars >= FLUSH_CHARS || now - this.bufferedSince >= FLUSH_AFTER_MS || event.type === 'turn-stop') this.flush();
     return seq;
   }
 

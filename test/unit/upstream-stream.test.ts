@@ -28,7 +28,7 @@ function body(bytes: Uint8Array, cuts: number[], asBytes: boolean): ReadableStre
       else controller.enqueue(piece);
     },
   };
-  return asBytes ? new ReadableStream({ type: 'bytes', ...source } as UnderlyingByteSource) : new ReadableStream<Uint8Array>(source as UnderlyingDefaultSource<Uint8Array>);
+  return asBytes ? new ReadableStream({ type: 'bytes', ...source } as UnderlyingByteSource) : new ReadableStream<Uint8Array>(source as UnderlyingSource<Uint8Array>);
 }
 
 async function read(stream: ReadableStream<Uint8Array>): Promise<{ messages: SseMessage[]; errors: string[] }> {

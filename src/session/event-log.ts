@@ -38,7 +38,7 @@ export function logStop(store: TurnStore, stop: TurnStop, seq: number): void {
  */
 export const FLUSH_EVENTS = 4096;
 const FLUSH_CHARS = 512_000;
-export const FLUSH_AFTER_MS = 5_000;
+const FLUSH_AFTER_MS = 5_000;
 
 /** How long a finished turn's events stay, and how many turns keep theirs. */
 export const EVENT_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;

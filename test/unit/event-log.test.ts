@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
-import { FLUSH_AFTER_MS, FLUSH_EVENTS, TurnEventLog } from '../../src/session/event-log';
+import { TurnEventLog } from '../../src/session/event-log';
 import type { TurnStore } from '../../src/session/store/turns';
 
 /** A store that keeps the rows in memory, and a clock the test moves. */
@@ -15,6 +15,10 @@ function logWithClock() {
   const clock = { now: 1_000_000 };
   return { rows, clock, log: new TurnEventLog(store, 'turn_1', () => clock.now) };
 }
+
+/** The policy as docs/decisions.md (7) states it, not read from the code it checks. */
+const FLUSH_EVENTS = 4_096;
+const FLUSH_AFTER_MS = 5_000;
 
 const delta = (text: string): AgentEvent => ({ type: 'text-delta', blockId: 'blk_1', delta: text });
 const stop = { type: 'turn-stop', turnId: 'turn_1', stopReason: 'end_turn', usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, reasoningTokens: 0 }, modelCalls: [], calibration: 1 } as unknown as AgentEvent;

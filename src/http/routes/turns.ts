@@ -2,6 +2,7 @@
  * `POST /sessions/:id/turns` (parse, check, hand to the session, return its stream or body), and the
  * routes of one turn: its events (resume after a drop) and its cancel.
  */
+import { plainTurnRequest } from '../../api/plain-turn-request';
 import { checkToolNames } from '../../api/tool-names';
 import { turnRequestSchema } from '../../api/turn-request';
 import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../../api/turn-routes';
@@ -20,7 +21,7 @@ import { SSE_HEADERS } from '../../transport/headers';
 export async function postTurn(request: AdmittedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
-  const { data: body, text } = await readJsonBody(request, turnRequestSchema);
+  const { data: body, text } = await readJsonBody(request, turnRequestSchema, plainTurnRequest);
   checkToolNames(body.tools ?? [], defaultTools.names());
   const model = pickModel(readConfig(env), body.model);
   const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };

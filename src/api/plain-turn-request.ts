@@ -7,7 +7,7 @@
  * holds it to that).
  */
 import { LIMITS } from './limits';
-import { ifBusySchema, streamModeSchema, type TurnRequest } from './turn-request';
+import { ifBusySchema, MODEL_NAME_MAX, streamModeSchema, type TurnRequest } from './turn-request';
 
 const REQUEST_KEYS = new Set(['messages', 'stream', 'model', 'ifBusy']);
 const STREAM_MODES: ReadonlySet<unknown> = new Set(streamModeSchema.options);
@@ -28,7 +28,7 @@ export function plainTurnRequest(json: unknown): TurnRequest | undefined {
     parsed.push({ role: 'user', content: message.content });
   }
   if (stream !== undefined && !STREAM_MODES.has(stream)) return undefined;
-  if (model !== undefined && (typeof model !== 'string' || model.length === 0 || model.length > 256)) return undefined;
+  if (model !== undefined && (typeof model !== 'string' || model.length === 0 || model.length > MODEL_NAME_MAX)) return undefined;
   if (ifBusy !== undefined && !IF_BUSY.has(ifBusy)) return undefined;
   // What the schema gives: its keys in its order, the defaults filled in.
   return {

@@ -65,8 +65,10 @@ export const inputMessageSchema = z.discriminatedUnion('role', [
   toolPermissionSchema,
 ]);
 
+/** The longest model name a request may give. */
+export const MODEL_NAME_MAX = 256;
 /** A model a request names: checked against the deployment's `MODELS` (`pickModel`), whose refusal lists them. */
-export const modelNameSchema = z.string().min(1).max(256);
+export const modelNameSchema = z.string().min(1).max(MODEL_NAME_MAX);
 
 /** `pi`: the pi agent's events (docs/pi-and-agui.md) over SSE. */
 export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);

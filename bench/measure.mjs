@@ -76,35 +76,42 @@ export function measure(url, body, marker) {
 export function runtimeCpuMs(group) {
   let ticks = 0;
   try {
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        // After the name: state, ppid, pgrp, ... utime (14th field of the line), stime (15th).
-        if (Number(fields[2]) !== group || !stat.includes('(workerd)')) continue;
-        ticks += Number(fields[11]) + Number(fields[12]);
-      } catch {
-        // The process ended while it was being read.
-      }
-    }
+    // After the name: state, ppid, pgrp, ... utime (14th field of the line), stime (15th).
+    for (const { name, fields } of processes()) if (name === 'workerd' && Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
   } catch {
     return undefined;
   }
   return ticks * 10; // USER_HZ is 100 on Linux.
 }
 
-/**
- * The CPU (ms) the workerd processes this script started itself (Miniflare's) have used so far:
- * every thread's time on a CPU, in nanoseconds (`/proc/<pid>/task/<tid>/schedstat`), fine enough
- * for a single request, where `runtimeCpuMs`'s clock ticks (10 ms) need a long run.
- */
-export function childRuntimeCpuMs() {
-  let nanos = 0;
+/** Every thread's time on a CPU so far (ns, `/proc/<pid>/task/<tid>/schedstat`): fine enough for one request. */
+function threadsCpuNs(pid) {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
+}
+
+/** Each process of /proc: its pid, its name and its stat fields after the name (state, ppid, pgrp, ...). */
+function* processes() {
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(workerd)') || Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
-      for (const task of readdirSync(`/proc/${pid}/task`)) nanos += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      yield { pid, name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+}
+
+/**
+ * The CPU (ms) the workerd processes this script started itself (Miniflare's) have used so far, by
+ * `threadsCpuNs`: fine enough for a single request, where `runtimeCpuMs`'s clock ticks (10 ms) need
+ * a long run.
+ */
+export function childRuntimeCpuMs() {
+  let nanos = 0;
+  for (const { pid, name, fields } of processes()) {
+    if (name !== 'workerd' || Number(fields[1]) !== process.pid) continue;
+    try {
+      nanos += threadsCpuNs(pid);
     } catch {
       // The process or thread ended while it was read.
     }
@@ -112,22 +119,21 @@ export function childRuntimeCpuMs() {
   return nanos / 1e6;
 }
 
-/**
- * The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used
- * so far, by `<name> <pid>`: every thread's time on a CPU (`/proc/<pid>/task/<tid>/schedstat`), fine
- * enough for one request.
- */
+/** The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used so far, by `<name> <pid>`. */
 export function groupCpuNs(group) {
   const byProcess = {};
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+  for (const { pid, name, fields } of processes()) {
+    if (Number(fields[2]) !== group) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue;
-      const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} ${pid}`;
-      byProcess[name] = readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
+      byProcess[`${name} ${pid}`] = threadsCpuNs(pid);
     } catch {
       // The process ended while it was read.
     }
   }
   return byProcess;
+}
+
+/** The CPU (ns) a dev server's runtimes (its workerd processes) have used so far: a request's share, apart from the time it waited. */
+export function groupRuntimeCpuNs(group) {
+  return Object.entries(groupCpuNs(group)).reduce((sum, [name, ns]) => (name.startsWith('workerd ') ? sum + ns : sum), 0);
 }

@@ -26,10 +26,9 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
   const configArgs = config ? ['--config', config] : [];
   const persistAt = extraArgs.indexOf('--persist-to');
   if (!inspector && extraArgs.length !== (persistAt === -1 ? 0 : 2)) throw new Error(`startDevServer: without the inspector, only --persist-to is taken (${extraArgs.join(' ')})`);
-  const lean = JSON.stringify({ config, port, persistTo: persistAt === -1 ? undefined : extraArgs[persistAt + 1], vars });
   const command = inspector
     ? ['npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs]]
-    : [process.execPath, [join(import.meta.dirname, 'dev-worker.mjs'), lean]];
+    : [process.execPath, [join(import.meta.dirname, 'dev-worker.mjs'), JSON.stringify({ config, port, persistTo: persistAt === -1 ? undefined : extraArgs[persistAt + 1], vars })]];
   const dev = spawn(...command, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupCpuNs, measure, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measure, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
@@ -46,9 +46,6 @@ const kinds = {
       }
     : {}),
 };
-// Each request's runtime CPU: what the system's workerd processes spent on it, cold or warm, apart
-// from the time it waited.
-const workerdCpuNs = (server) => Object.entries(groupCpuNs(server.group)).reduce((sum, [name, ns]) => (name.startsWith('workerd ') ? sum + ns : sum), 0);
 const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : reader);
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
@@ -56,10 +53,10 @@ try {
   const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(chosen)) {
-      const cpuBefore = workerdCpuNs(serverOf(kind));
+      const cpuBefore = groupRuntimeCpuNs(serverOf(kind).group);
       const started = performance.now();
       const { ttft } = await kinds[kind](round);
-      const cpu = (workerdCpuNs(serverOf(kind)) - cpuBefore) / 1e6;
+      const cpu = (groupRuntimeCpuNs(serverOf(kind).group) - cpuBefore) / 1e6;
       if (round >= 30) {
         rows[kind].arrived.push(upstream.last.arrived - started);
         rows[kind].answered.push(upstream.last.answered - started);

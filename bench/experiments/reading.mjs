@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupCpuNs, measure, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measure, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELTAS = 20_000;
@@ -33,18 +33,17 @@ const systems = {
     send: (run) => measure(`${ours.base}/sessions/reading-${run}/turns`, { stream: 'delta', model: `openai:deltas-${DELTAS}`, messages: [{ role: 'user', content: 'hello' }] }, 'event: text_delta'),
   },
 };
-const runtimeNs = (server) => Object.entries(groupCpuNs(server.group)).reduce((sum, [name, ns]) => (name.startsWith('workerd ') ? sum + ns : sum), 0);
 try {
   const rows = Object.fromEntries(Object.keys(systems).map((name) => [name, { rate: [], cpu: [] }]));
   for (let run = 0; run < RUNS + 1; run++) {
     for (const name of shuffled(Object.keys(systems))) {
       const { server, send } = systems[name];
-      const before = runtimeNs(server);
+      const before = groupRuntimeCpuNs(server.group);
       const result = await send(run);
       if (result.count !== DELTAS) throw new Error(`${name}: ${result.count} text events of ${DELTAS}`);
       if (run === 0) continue; // the first answer warms each system up
       rows[name].rate.push(result.count / (result.totalMs / 1000));
-      rows[name].cpu.push((runtimeNs(server) - before) / 1e3 / result.count);
+      rows[name].cpu.push((groupRuntimeCpuNs(server.group) - before) / 1e3 / result.count);
     }
   }
   const pipeRate = median(rows['the limit through a DO'].rate);

@@ -18,7 +18,8 @@ const upstream = await startBenchUpstream();
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'relay-'))];
 const floor = (config) => ({
   start: (inspector) => startDevServer({ config, vars: { UPSTREAM_URL: upstream.url }, extraArgs: state(), inspector }),
-  send: (server, deltas, turn) => measure(`${server.base}/`, { model: `deltas-${deltas}`, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, deltas === 5 ? 'event: text_delta' : '"w'),
+  // '"w' is in each text event of both wire formats: the pipe's (`"content":"w0 "`) and the reader's.
+  send: (server, deltas, turn) => measure(`${server.base}/`, { model: `deltas-${deltas}`, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"w'),
 });
 const systems = {
   'limit through a DO': floor('bench/systems/limit-do.toml'),

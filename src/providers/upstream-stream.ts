@@ -74,7 +74,7 @@ const READ_BYTES = 64 * 1024;
  * reading costs"). A read still resolves as soon as any byte has come, so the first event never
  * waits. A stream that is not a byte stream (made in JavaScript, as in tests) is read as it comes.
  */
-function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Promise<ReadableStreamReadResult<Uint8Array>>; cancel: () => Promise<void> } {
+export function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Promise<ReadableStreamReadResult<Uint8Array>>; cancel: () => Promise<void> } {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = body.getReader({ mode: 'byob' });

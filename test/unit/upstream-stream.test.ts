@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isErrorPart, sseMessages, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
+import { bodyReader, isErrorPart, sseMessages, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
 import { UpstreamTimer } from '../../src/providers/upstream-timer';
 
 const TEXT = ['data: {"a":"héllo"}', 'event: delta\ndata: {"b":"wörld ✓ 𝄞"}', 'data: [DONE]'].map((event) => `${event}\n\n`).join('');
@@ -71,9 +71,30 @@ describe('sseMessages', () => {
     }
   });
 
-  it('reads a Response body, a byte stream in the runtime, through the large reads', async () => {
+  it('reads a Response body, a byte stream in the runtime, to the same messages', async () => {
     expect(() => new Response(BYTES).body!.getReader({ mode: 'byob' }).releaseLock()).not.toThrow();
     const { messages } = await read(new Response(BYTES).body!);
     expect(messages).toEqual(EXPECTED);
+  });
+
+  it('takes what a byte stream has buffered in one read, up to 64 KiB; a plain stream chunk by chunk', async () => {
+    const chunks = Array.from({ length: 300 }, (_, index) => new TextEncoder().encode(`data: {"n":${index}}\n\n`.padEnd(300, ' ')));
+    const buffered = (type?: 'bytes') =>
+      new ReadableStream({
+        ...(type ? { type } : {}),
+        start(controller: ReadableByteStreamController | ReadableStreamDefaultController<Uint8Array>) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+          controller.close();
+        },
+      } as UnderlyingByteSource);
+    const sizes = async (stream: ReadableStream<Uint8Array>) => {
+      const reader = bodyReader(stream);
+      const read: number[] = [];
+      for (let next = await reader.read(); !next.done; next = await reader.read()) read.push(next.value.byteLength);
+      return read;
+    };
+    // 90,000 bytes buffered: one full read of 64 KiB, then the rest.
+    expect(await sizes(buffered('bytes'))).toEqual([65_536, 90_000 - 65_536]);
+    expect(await sizes(buffered())).toEqual(chunks.map((chunk) => chunk.byteLength));
   });
 });

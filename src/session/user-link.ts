@@ -52,15 +52,20 @@ export class UserLink {
   /** One send at a time; what is added meanwhile goes in the next. A storage gone with its object (a reset) fails it too: the next instance sends. */
   private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
   private startTimer: ReturnType<typeof setTimeout> | null = null;
+  private soonTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly host: UserLinkHost) {}
 
-  /** A model call's usage: counted, and reported. */
+  /**
+   * A model call's usage: counted at once, and reported once the task that made the call has run
+   * out. A turn whose last call ends it tells its end in that same task, so the usage goes with the
+   * turn's entry, in one report; a turn that goes on (a tool, a permission) sends it meanwhile.
+   */
   spent(call: ModelCallUsage, at = Date.now()): void {
     const costUsd = costOf(this.host.settings().prices, call.model, call.usage);
     const id = this.host.outbox.add({ kind: 'usage', id: newId('use'), at, model: call.model, usage: call.usage, costUsd });
     this.unsent.set(id, { date: utcDay(at), tokens: call.usage.inputTokens + call.usage.outputTokens, costUsd: costUsd ?? 0 });
-    this.send();
+    this.sendSoon();
   }
 
   /**
@@ -167,7 +172,14 @@ export class UserLink {
   }
 
   private send(): void {
+    clearTimeout(this.soonTimer);
+    this.soonTimer = null;
     this.sending.kick();
+  }
+
+  /** A send after the current task: whatever else the task adds goes in the same report. */
+  private sendSoon(): void {
+    this.soonTimer ??= setTimeout(() => this.send(), 0);
   }
 
   /** One batch of the outbox; a failure waits for the alarm, with a backoff. */

@@ -16,7 +16,8 @@ import { newSessionId } from '../helpers/api';
 import { partsOf } from '../helpers/session-parts';
 import { newUser, PRICED, usageSettles } from '../helpers/users';
 
-type Link = UserLink & { host: { user: () => UserReports } };
+/** The link's public methods, and the host it reaches its user's object through (private in the class). */
+type Link = Pick<UserLink, 'spent' | 'ended' | 'delivered'> & { host: { user: () => UserReports } };
 const call: ModelCallUsage = { model: PRICED, usage: { ...emptyUsage(), inputTokens: 20, outputTokens: 2 } };
 
 /** A session with one turn behind it, whose reports from now on are recorded, batch by batch, on their way. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Where the time to the first text event goes, inside the isolate (bench/experiments/README.md).
-// Needs the marks: `git apply bench/experiments/timeline.patch` first, `git checkout src` after.
-// 400 streamed turns (a long-lived session, or `NEW=1`: a new session each), one after the other,
+// Needs the marks: `git apply bench/experiments/timeline.patch` first; `git checkout src && rm
+// src/lib/probe.ts` after.
+// 400 streamed turns (a long-lived session, or `NEW=1`: a new session each), one after the other
+// (or `COLD=1`: each after a request to the bare pass-through and a pause, as the bench leaves ours),
 // against the benchmarks' stand-in upstream; prints the client's time to the first text event and
 // the mean time of each mark from the Worker's first line (workerd's clock moves in whole
 // milliseconds; a mean over hundreds of turns resolves finer). Loopback only; bounded in time.
@@ -16,10 +18,16 @@ const TURNS = 400;
 const guard = setTimeout(() => (console.error('timeline: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
 const ours = await startDevServer({ inspector: false, vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
+// `COLD=1`: each turn after a request to the bare pass-through and a 20 ms pause, as the bench's alternating rounds leave ours.
+const limit = process.env.COLD ? await startDevServer({ inspector: false, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } }) : undefined;
 const session = process.env.NEW ? (turn) => `timeline-new-${turn}` : () => 'timeline-long';
 try {
   const ttft = [];
   for (let turn = 0; turn < TURNS; turn++) {
+    if (limit) {
+      await measure(`${limit.base}/`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const body = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] };
     ttft.push((await measure(`${ours.base}/sessions/${session(turn)}/turns`, body, 'event: text_delta')).ttft);
   }
@@ -30,5 +38,6 @@ try {
 } finally {
   clearTimeout(guard);
   ours.stop();
+  limit?.stop();
   await upstream.close();
 }

@@ -10,6 +10,8 @@
 //   npm run bench:compare -- /tmp/before
 // `COMPARE_VARS` (JSON) adds vars to both services, `COMPARE_B_VARS` to B only: the cost of a setting,
 // e.g. COMPARE_VARS='{"RATE_LIMIT_PER_MINUTE":"1000000"}' COMPARE_B_VARS='{"USER_DAILY_TOKENS":"1000000000"}'.
+// `COMPARE_DIRECT=1` sends every request to each dev server's runtime itself, past wrangler's proxy
+// worker (bench/PROFILE.md, "The dev server's proxy").
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,10 +36,11 @@ const guard = setTimeout(() => {
 
 const upstream = await startBenchUpstream();
 const vars = { ...serviceVars(upstream.url, THROUGHPUT_DELTAS), ...JSON.parse(process.env.COMPARE_VARS ?? '{}') };
+const direct = process.env.COMPARE_DIRECT === '1';
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-compare-'))];
-const limit = await startDevServer({ inspector: false, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
-const before = await startDevServer({ inspector: false, cwd: other, vars, extraArgs: state() });
-const after = await startDevServer({ inspector: false, vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
+const limit = await startDevServer({ inspector: false, direct, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } });
+const before = await startDevServer({ inspector: false, direct, cwd: other, vars, extraArgs: state() });
+const after = await startDevServer({ inspector: false, direct, vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
 
 const pass = (model, turn) => measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
 const turnOn = (server, session) => (model, turn) =>

@@ -5,15 +5,18 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
- * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], inspector?: boolean, timeoutMs?: number }} [options]
+ * @param {{ config?: string, cwd?: string, vars?: Record<string, string>, extraArgs?: string[], inspector?: boolean, direct?: boolean, timeoutMs?: number }} [options]
  *   `config`: a wrangler config other than the project's own (the benchmarks' other systems);
  *   `cwd`: another checkout to serve (`npm run bench:compare`);
  *   `inspector: false`: without `wrangler dev`'s DevTools inspector (dev-worker.mjs), whose relay of
  *   each console line and each chunk of each subrequest's body costs the machine more CPU than a
  *   system itself (bench/PROFILE.md); `extraArgs` then only takes `--persist-to <dir>`.
+ *   `direct` (with `inspector: false`): `base` is the runtime's own address, not that of wrangler's
+ *   proxy worker in front of it, which relays each request and its answer, sends wrangler a request
+ *   log line and, for each SSE answer, a note (bench/PROFILE.md, "The dev server's proxy").
  * @returns {Promise<{ base: string, port: number, group: number, log: () => string, stop: () => void }>}
  */
-export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], inspector = true, timeoutMs = 60_000 } = {}) {
+export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], inspector = true, direct = false, timeoutMs = 60_000 } = {}) {
   const started = Date.now();
   const port = await new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -58,6 +61,15 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await new Promise((resolve) => setTimeout(resolve, 3000));
+  if (direct) {
+    // The last address told: a restart of the runtime moves it.
+    const runtime = [...log.matchAll(/Runtime on (http:\/\/[\d.]+:\d+)/g)].at(-1)?.[1];
+    if (inspector || !runtime) {
+      stop();
+      throw new Error(`startDevServer: no runtime address to serve directly (it takes inspector: false)\n${log}`);
+    }
+    return { base: runtime, port: Number(new URL(runtime).port), group: dev.pid, log: () => log, stop };
+  }
   // `group`: the process group of wrangler and its workerd (the benchmarks read the runtime's CPU).
   return { base, port, group: dev.pid, log: () => log, stop };
 }

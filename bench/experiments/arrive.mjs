@@ -23,10 +23,11 @@ const ROUNDS = Number(process.env.ROUNDS ?? 300);
 const guard = setTimeout(() => (console.error('arrive: stopped at its 600 s bound'), process.exit(3)), 600_000);
 const state = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `arrive-${name}-`))];
 const inspector = process.env.INSPECTOR === 'on';
+const direct = process.env.DIRECT === '1';
 const upstream = await startBenchUpstream();
-const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor'), inspector });
-const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector });
-const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector }) : undefined;
+const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor'), inspector, direct });
+const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector, direct });
+const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector, direct }) : undefined;
 const servers = [reader, ours, before].filter(Boolean);
 
 const floor = (path) => (turn) => measure(`${reader.base}${path}`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');

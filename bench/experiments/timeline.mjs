@@ -17,9 +17,9 @@ import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 const TURNS = 400;
 const guard = setTimeout(() => (console.error('timeline: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
-const ours = await startDevServer({ inspector: false, vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
+const ours = await startDevServer({ inspector: false, direct: process.env.DIRECT === '1', vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
 // `COLD=1`: each turn after a request to the bare pass-through and a 20 ms pause, as the bench's alternating rounds leave ours.
-const limit = process.env.COLD ? await startDevServer({ inspector: false, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } }) : undefined;
+const limit = process.env.COLD ? await startDevServer({ inspector: false, direct: process.env.DIRECT === '1', config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } }) : undefined;
 const session = process.env.NEW ? (turn) => `timeline-new-${turn}` : () => 'timeline-long';
 try {
   const ttft = [];

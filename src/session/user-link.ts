@@ -2,9 +2,9 @@
  * The session's link to its user's object (docs/users.md). Each model call's usage and the session's
  * entry in the user's list go into the outbox (`store/outbox.ts`) in the same storage as the turn, and
  * are sent at once (a call's usage at the end of its task, with whatever else the task reports); a
- * send that fails is retried by the alarm with a backoff, so the list and the
- * counters are late at worst, never wrong. The user's totals come back with every send, so that the
- * daily quotas are checked here, before each model call, without a round trip.
+ * send that fails is retried by the alarm with a backoff, so the list and the counters are late at
+ * worst, never wrong. The user's totals come back with every send, so that the daily quotas are
+ * checked here, before each model call, without a round trip.
  */
 import type { ModelCallUsage, TurnError } from '../agent/events';
 import type { SessionEntry } from '../api/user-responses';

@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { measure, shuffled, median, round } from './measure.mjs';
+import { measure, measurePipe, shuffled, median, round } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 const TURNS = 150;
@@ -42,7 +42,7 @@ const limit = await startDevServer({ inspector: false, direct, config: 'bench/sy
 const before = await startDevServer({ inspector: false, direct, cwd: other, vars, extraArgs: state() });
 const after = await startDevServer({ inspector: false, direct, vars: { ...vars, ...JSON.parse(process.env.COMPARE_B_VARS ?? '{}') }, extraArgs: state() });
 
-const pass = (model, turn) => measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
+const pass = (model, turn) => measurePipe(`${limit.base}/`, model, turn);
 const turnOn = (server, session) => (model, turn) =>
   measure(
     `${server.base}/sessions/${session === 'new' ? `compare-new-${Date.now()}-${turn}` : 'compare-long'}/turns`,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { measure, median, quantile, round, runtimeCpuMs, shuffled } from './measure.mjs';
+import { groupRuntimeCpuNs, measure, measurePipe, median, quantile, round, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 /**
@@ -122,11 +122,11 @@ const peerLongLived = await peerChat('bench-long-lived');
 
 const systems = {
   limit: (model, turn) =>
-    measure(`${limit.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+    measurePipe(`${limit.base}/`, model, turn),
   'limit through a DO': (model, turn) =>
-    measure(`${limitDo.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+    measurePipe(`${limitDo.base}/`, model, turn),
   'limit through a new DO': (model, turn) =>
-    measure(`${limitDo.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w'),
+    measurePipe(`${limitDo.base}/new`, model, turn),
   'limit through a DO that reads the stream': (model, turn) =>
     measure(`${limitDoRead.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'limit through a new DO that reads the stream': (model, turn) =>
@@ -178,12 +178,12 @@ try {
   const cpu = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const name of shuffled(Object.keys(rates))) {
-      const before = runtimeCpuMs(groups[name]);
+      const before = groupRuntimeCpuNs(groups[name]);
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
-      const after = runtimeCpuMs(groups[name]);
+      const after = groupRuntimeCpuNs(groups[name]);
       if (result.count !== THROUGHPUT_DELTAS) throw new Error(`${name}: ${result.count} text events of ${THROUGHPUT_DELTAS}`);
       rates[name].push(result.count / (result.totalMs / 1000));
-      if (before !== undefined && after !== undefined) cpu[name].push(((after - before) * 1000) / result.count);
+      if (before !== undefined && after !== undefined) cpu[name].push((after - before) / 1e3 / result.count);
     }
   }
   const rateRows = Object.entries(rates).map(([name, values]) => ({ name, eventsPerSecond: Math.round(median(values)), cpuMicrosPerEvent: cpu[name].length ? round(median(cpu[name]), 1) : null }));

@@ -1,5 +1,5 @@
 // What the end-to-end benchmarks share: one timed streamed request, a random order, and the figures.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 
 /** A copy in random order (Fisher–Yates). */
@@ -68,20 +68,9 @@ export function measure(url, body, marker) {
   });
 }
 
-/**
- * The CPU time (user and system, ms) the workerd processes of one `wrangler dev` have used so far
- * (`group`: its process group), read from /proc; undefined where there is none (not Linux). Steadier
- * than a rate on a shared machine: it counts the runtime's own work, whatever else runs.
- */
-export function runtimeCpuMs(group) {
-  let ticks = 0;
-  try {
-    // After the name: state, ppid, pgrp, ... utime (14th field of the line), stime (15th).
-    for (const { name, fields } of processes()) if (name === 'workerd' && Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return undefined;
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux.
+/** A request to a system that pipes the upstream's answer through unparsed (the floors): its first text chunk is the upstream's own. */
+export function measurePipe(url, model, turn) {
+  return measure(url, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
 }
 
 /** Every thread's time on a CPU so far (ns, `/proc/<pid>/task/<tid>/schedstat`): fine enough for one request. */
@@ -103,8 +92,7 @@ function* processes() {
 
 /**
  * The CPU (ms) the workerd processes this script started itself (Miniflare's) have used so far, by
- * `threadsCpuNs`: fine enough for a single request, where `runtimeCpuMs`'s clock ticks (10 ms) need
- * a long run.
+ * `threadsCpuNs`: fine enough for a single request.
  */
 export function childRuntimeCpuMs() {
   let nanos = 0;
@@ -133,7 +121,13 @@ export function groupCpuNs(group) {
   return byProcess;
 }
 
-/** The CPU (ns) a dev server's runtimes (its workerd processes) have used so far: a request's share, apart from the time it waited. */
+/**
+ * The CPU (ns) a dev server's runtimes (its workerd processes) have used so far: a request's share,
+ * apart from the time it waited. Steadier than a rate on a shared machine: it counts the runtime's
+ * own work, whatever else runs.
+ */
 export function groupRuntimeCpuNs(group) {
+  // No /proc (not Linux): nothing to read.
+  if (!existsSync('/proc')) return undefined;
   return Object.entries(groupCpuNs(group)).reduce((sum, [name, ns]) => (name.startsWith('workerd ') ? sum + ns : sum), 0);
 }

@@ -29,6 +29,7 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
   const configArgs = config ? ['--config', config] : [];
   const persistAt = extraArgs.indexOf('--persist-to');
   if (!inspector && extraArgs.length !== (persistAt === -1 ? 0 : 2)) throw new Error(`startDevServer: without the inspector, only --persist-to is taken (${extraArgs.join(' ')})`);
+  if (direct && inspector) throw new Error('startDevServer: `direct` needs `inspector: false` (dev-worker.mjs tells the runtime\'s address)');
   const command = inspector
     ? ['npx', ['wrangler', 'dev', ...configArgs, '--ip', '127.0.0.1', '--port', String(port), ...varArgs, ...extraArgs]]
     : [process.execPath, [join(import.meta.dirname, 'dev-worker.mjs'), JSON.stringify({ config, port, persistTo: persistAt === -1 ? undefined : extraArgs[persistAt + 1], vars })]];
@@ -61,15 +62,12 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  if (direct) {
-    // The last address told: a restart of the runtime moves it.
-    const runtime = [...log.matchAll(/Runtime on (http:\/\/[\d.]+:\d+)/g)].at(-1)?.[1];
-    if (inspector || !runtime) {
-      stop();
-      throw new Error(`startDevServer: no runtime address to serve directly (it takes inspector: false)\n${log}`);
-    }
-    return { base: runtime, port: Number(new URL(runtime).port), group: dev.pid, log: () => log, stop };
+  // `direct`: the last address the runtime told (a restart of the runtime moves it).
+  const served = direct ? [...log.matchAll(/Runtime on (http:\/\/[\d.]+:\d+)/g)].at(-1)?.[1] : base;
+  if (!served) {
+    stop();
+    throw new Error(`startDevServer: the runtime told no address to serve directly\n${log}`);
   }
   // `group`: the process group of wrangler and its workerd (the benchmarks read the runtime's CPU).
-  return { base, port, group: dev.pid, log: () => log, stop };
+  return { base: served, port: Number(new URL(served).port), group: dev.pid, log: () => log, stop };
 }

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measure, median, round, runtimeCpuMs } from '../measure.mjs';
+import { groupRuntimeCpuNs, measure, median, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELTAS = 20_000;
@@ -21,11 +21,11 @@ try {
   const cpu = [];
   const rates = [];
   for (let run = 0; run < RUNS; run++) {
-    const before = runtimeCpuMs(ours.group);
+    const before = groupRuntimeCpuNs(ours.group);
     const result = await measure(`${ours.base}/sessions/per-event-${run}/turns`, body(run), 'event: text_delta');
     // The turn's end (its writes, its log line) belongs to its events too.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    cpu.push(((runtimeCpuMs(ours.group) - before) * 1000) / DELTAS);
+    cpu.push((groupRuntimeCpuNs(ours.group) - before) / 1e3 / DELTAS);
     rates.push((result.count / result.totalMs) * 1000);
   }
   console.log(`runtime CPU per event ${round(median(cpu), 1)} µs (runs: ${cpu.map((value) => round(value, 1)).join(', ')}); events per second ${Math.round(median(rates))}`);

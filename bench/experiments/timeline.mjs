@@ -11,21 +11,22 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measure, median, round } from '../measure.mjs';
+import { measure, measurePipe, median, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const TURNS = 400;
 const guard = setTimeout(() => (console.error('timeline: stopped at its 300 s bound'), process.exit(3)), 300_000);
 const upstream = await startBenchUpstream();
-const ours = await startDevServer({ inspector: false, direct: process.env.DIRECT === '1', vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
+const direct = process.env.DIRECT === '1';
+const ours = await startDevServer({ inspector: false, direct, vars: serviceVars(upstream.url, 20_000), extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'timeline-'))] });
 // `COLD=1`: each turn after a request to the bare pass-through and a 20 ms pause, as the bench's alternating rounds leave ours.
-const limit = process.env.COLD ? await startDevServer({ inspector: false, direct: process.env.DIRECT === '1', config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } }) : undefined;
+const limit = process.env.COLD ? await startDevServer({ inspector: false, direct, config: 'bench/systems/limit.toml', vars: { UPSTREAM_URL: upstream.url } }) : undefined;
 const session = process.env.NEW ? (turn) => `timeline-new-${turn}` : () => 'timeline-long';
 try {
   const ttft = [];
   for (let turn = 0; turn < TURNS; turn++) {
     if (limit) {
-      await measure(`${limit.base}/`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
+      await measurePipe(`${limit.base}/`, 'deltas-5', turn);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const body = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] };

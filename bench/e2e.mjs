@@ -5,6 +5,8 @@
 //          that runs each session in one; and an object that reads the stream in JavaScript, one SSE
 //          event out per delta (bench/systems/limit-do-read.js): the floor of one that reads the answer,
 //          and, storing the request first, of one that also keeps its turns
+//   least  the least a turn of this service's turns API does (bench/systems/minimal-turn.js): the floor of
+//          any design that keeps its contract, on a long-lived session and on a new one
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol: a fresh chat's socket is opened on the clock, a long-lived one's before
@@ -60,6 +62,12 @@ const limitDoRead = await startDevServer({
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-read-state-'))],
 });
+const least = await startDevServer({
+  inspector: false,
+  config: 'bench/systems/minimal-turn.toml',
+  vars: { UPSTREAM_URL: upstream.url },
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-least-state-'))],
+});
 const ours = await startDevServer({
   inspector: false,
   extraArgs: ['--persist-to', state],
@@ -76,6 +84,7 @@ const stopAll = () => {
   limit.stop();
   limitDo.stop();
   limitDoRead.stop();
+  least.stop();
   ours.stop();
   peer.stop();
   void upstream.close();
@@ -120,6 +129,10 @@ function measurePeer(socket, model, turn) {
 
 const peerLongLived = await peerChat('bench-long-lived');
 
+/** A turn of the turns API on `server` (ours, or the least a turn does), on the session `session(turn)` names. */
+const turnOn = (server, session) => (model, turn) =>
+  measure(`${server.base}/sessions/${session(turn)}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
+
 const systems = {
   limit: (model, turn) =>
     measurePipe(`${limit.base}/`, model, turn),
@@ -135,10 +148,10 @@ const systems = {
     measure(`${limitDoRead.base}/store`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
   'limit through a new DO that stores, then reads': (model, turn) =>
     measure(`${limitDoRead.base}/store/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
-  'ours (fresh session)': (model, turn) =>
-    measure(`${ours.base}/sessions/bench-fresh-${Date.now()}-${turn}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
-  'ours (long-lived session)': (model, turn) =>
-    measure(`${ours.base}/sessions/bench-long-lived/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'the least a turn does (new session)': turnOn(least, (turn) => `bench-fresh-${Date.now()}-${turn}`),
+  'the least a turn does (long-lived session)': turnOn(least, () => 'bench-long-lived'),
+  'ours (fresh session)': turnOn(ours, (turn) => `bench-fresh-${Date.now()}-${turn}`),
+  'ours (long-lived session)': turnOn(ours, () => 'bench-long-lived'),
   // A new chat starts with its socket: the connection (which creates the agent's object) is on the clock,
   // as a new session's first request is for ours.
   'peer (fresh chat)': async (model, turn) => {
@@ -173,7 +186,7 @@ try {
   // 2. Streaming throughput: one long answer, text events per second from the request to the last
   // one, and the CPU its runtime (the system's workerd) spent per event, which a shared machine's
   // other work does not move as it moves a rate.
-  const groups = { limit: limit.group, 'limit through a DO': limitDo.group, 'limit through a DO that reads the stream': limitDoRead.group, 'ours (fresh session)': ours.group, 'peer (fresh chat)': peer.group };
+  const groups = { limit: limit.group, 'limit through a DO': limitDo.group, 'limit through a DO that reads the stream': limitDoRead.group, 'the least a turn does (new session)': least.group, 'ours (fresh session)': ours.group, 'peer (fresh chat)': peer.group };
   const rates = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
   const cpu = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {

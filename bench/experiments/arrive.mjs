@@ -4,8 +4,8 @@
 // when the client read the first text event, all on this process's clock (the stand-in upstream
 // runs here, beside the client). The kinds: the floor that stores, then reads
 // (`bench/systems/limit-do-read.js` on `/store`), the same streaming back at once with a first event
-// as ours does (`/store/early`), the reading floor that stores nothing (`/`), ours on a long-lived
-// session, and with `NEW=1` a new object or session each time; with `BEFORE=<checkout>` (a `git
+// as ours does (`/store/early`), the reading floor that stores nothing (`/`), the least a turn does
+// (`bench/systems/minimal-turn.js`), ours on a long-lived session, and with `NEW=1` a new object or session each time; with `BEFORE=<checkout>` (a `git
 // worktree` of another commit, as for `npm run bench:compare`) ours there too, measured in the same
 // rounds. `ONLY='<kind>;<kind>'` keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS`
 // (300); `INSPECTOR=on` serves each system with `wrangler dev`'s DevTools inspector, as the bench did
@@ -26,9 +26,10 @@ const inspector = process.env.INSPECTOR === 'on';
 const direct = process.env.DIRECT === '1';
 const upstream = await startBenchUpstream();
 const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('floor'), inspector, direct });
+const least = await startDevServer({ config: 'bench/systems/minimal-turn.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('least'), inspector, direct });
 const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector, direct });
 const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector, direct }) : undefined;
-const servers = [reader, ours, before].filter(Boolean);
+const servers = [reader, least, ours, before].filter(Boolean);
 
 const floor = (path) => (turn) => measure(`${reader.base}${path}`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
 const service = (server, session) => (turn) =>
@@ -37,17 +38,19 @@ const kinds = {
   'floor: stores, then reads': floor('/store'),
   'floor: stores, streams at once': floor('/store/early'),
   'floor: reads, stores nothing': floor('/'),
+  'the least a turn does': service(least, () => 'arrive-least'),
   ours: service(ours, () => 'arrive-long'),
   ...(before ? { 'ours before': service(before, () => 'arrive-long') } : {}),
   ...(process.env.NEW
     ? {
         'new floor: stores, streams at once': floor('/store/early/new'),
+        'the least a turn does, new session': service(least, (turn) => `arrive-least-${turn}`),
         'ours, new session': service(ours, (turn) => `arrive-new-${turn}`),
         ...(before ? { 'ours before, new session': service(before, (turn) => `arrive-new-${turn}`) } : {}),
       }
     : {}),
 };
-const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : reader);
+const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : kind.startsWith('the least') ? least : reader);
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {

@@ -12,6 +12,7 @@
 // (bench/experiments/reading.mjs) it only brings the answer into JavaScript, in the network's chunks
 // or in large reads, and writes it on unparsed: the least any reading costs.
 import { DurableObject } from 'cloudflare:workers';
+import { largeReads } from './large-reads.js';
 
 export class Reader extends DurableObject {
   async read(body, store = false, early = false, touch = undefined) {
@@ -56,18 +57,6 @@ async function relay(body, writer) {
     if (out) await writer.write(encoder.encode(out));
   }
   await writer.close();
-}
-
-/** A byte stream's bytes in reads of up to 64 KiB: whatever has arrived, as soon as anything has. */
-async function* largeReads(body) {
-  const reader = body.getReader({ mode: 'byob' });
-  let buffer = new ArrayBuffer(64 * 1024);
-  for (;;) {
-    const { value, done } = await reader.read(new Uint8Array(buffer));
-    if (done) return;
-    yield value;
-    buffer = value.buffer;
-  }
 }
 
 /** Writes each chunk on as it came (a copy: a large read's buffer is read into again). */

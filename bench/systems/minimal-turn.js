@@ -14,6 +14,7 @@
 // usage reports and quotas, idempotency, branches, compaction, the other doors, followers and the
 // event log's commits while a turn runs.
 import { DurableObject } from 'cloudflare:workers';
+import { largeReads } from './large-reads.js';
 
 const SYSTEM_PROMPT = 'You are a helpful assistant.';
 const encoder = new TextEncoder();
@@ -106,18 +107,6 @@ export class Session extends DurableObject {
   }
 }
 
-/** A byte stream's bytes in reads of up to 64 KiB: whatever has arrived, as soon as anything has. */
-async function* largeReads(body) {
-  const reader = body.getReader({ mode: 'byob' });
-  let buffer = new ArrayBuffer(64 * 1024);
-  for (;;) {
-    const { value, done } = await reader.read(new Uint8Array(buffer));
-    if (done) return;
-    yield value;
-    buffer = value.buffer;
-  }
-}
-
 const problem = (status, code, message) => Response.json({ error: { code, message } }, { status });
 
 export default {
@@ -133,7 +122,7 @@ export default {
     }
     const messages = body?.messages;
     const valid =
-      body.stream === 'delta' &&
+      body?.stream === 'delta' &&
       typeof body.model === 'string' &&
       Array.isArray(messages) &&
       messages.length > 0 &&

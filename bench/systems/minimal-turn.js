@@ -8,11 +8,11 @@
 // and a later request must see it), and send the model the session's history with the new messages
 // (kept in memory, read from storage once per wake). Then: `turn_start` naming the turn (at once, as
 // ours; with the first text event on `?late`; the model asked before the turn is stored on
-// `?fetch-first`), one `text_delta` per delta with the turn's event
-// numbers as ids, and at the end the answer, the turn's stop and its events stored in one
-// transaction before `turn_stop`. Left out, as more than the least: tools and permissions, users,
-// usage reports and quotas, idempotency, branches, compaction, the other doors, followers and the
-// event log's commits while a turn runs.
+// `?fetch-first`), one `text_delta` per delta with the turn's event numbers as ids, and at the end
+// the answer, the turn's stop and its events stored in one transaction before `turn_stop` (a failed
+// turn stores its stop). Left out, as more than the least: tools and permissions, users, usage
+// reports and quotas, idempotency, branches, compaction, the other doors, followers and the event
+// log's commits while a turn runs.
 import { DurableObject } from 'cloudflare:workers';
 import { largeReads } from './large-reads.js';
 
@@ -62,8 +62,12 @@ export class Session extends DurableObject {
       head = '';
     }
     answer
-      .then((upstream) => this.stream(turnId, upstream, writer, event, head))
-      .catch((error) => writer.write(encoder.encode(event('turn_stop', { stopReason: 'error', turnId, error: { code: 'upstream_error', message: String(error) } }))))
+      .then((upstream) => this.stream(turnId, upstream, writer, { events, event, head }))
+      .catch((error) => {
+        const stopEvent = event('turn_stop', { stopReason: 'error', turnId, error: { code: 'upstream_error', message: String(error) } });
+        this.sql.exec(`UPDATE turns SET status = 'finished', stop_reason = 'error', events = ? WHERE turn_id = ?`, JSON.stringify(events), turnId);
+        return writer.write(encoder.encode(stopEvent));
+      })
       .finally(() => {
         this.running = false;
         return writer.close().catch(() => {});
@@ -71,7 +75,7 @@ export class Session extends DurableObject {
     return { stream: readable };
   }
 
-  async stream(turnId, upstream, writer, event, head) {
+  async stream(turnId, upstream, writer, { events, event, head }) {
     if (!upstream.ok) throw new Error(`upstream ${upstream.status}`);
     const decoder = new TextDecoder();
     let carry = '';

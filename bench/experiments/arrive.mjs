@@ -5,13 +5,13 @@
 // runs here, beside the client). The kinds: the floor that stores, then reads
 // (`bench/systems/limit-do-read.js` on `/store`), the same streaming back at once with a first event
 // as ours does (`/store/early`), the reading floor that stores nothing (`/`), the least a turn does
-// (`bench/systems/minimal-turn.js`), ours on a long-lived session, and with `NEW=1` a new object or session each time; with `BEFORE=<checkout>` (a `git
-// worktree` of another commit, as for `npm run bench:compare`) ours there too, measured in the same
-// rounds. `ONLY='<kind>;<kind>'` keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS`
-// (300); `INSPECTOR=on` serves each system with `wrangler dev`'s DevTools inspector, as the bench did
-// before (bench/PROFILE.md, "The dev server's inspector"). Kinds alternate in a new random order each
-// round; medians, the first 30 rounds left out. Each request's runtime CPU is printed too.
-// Loopback only; bounded in time.
+// (`bench/systems/minimal-turn.js`), ours on a long-lived session, and with `NEW=1` a new object or
+// session each time; with `BEFORE=<checkout>` (a `git worktree` of another commit, as for `npm run
+// bench:compare`) ours there too, measured in the same rounds. `ONLY='<kind>;<kind>'` keeps those
+// kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `INSPECTOR=on` serves each system
+// with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The dev
+// server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
+// rounds left out. Each request's runtime CPU is printed too. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { measure, measurePipe, shuffled, median, round } from './measure.mjs';
+import { measurePipe, measureTurn, shuffled, median, round } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 const TURNS = 150;
@@ -44,11 +44,7 @@ const after = await startDevServer({ inspector: false, direct, vars: { ...vars, 
 
 const pass = (model, turn) => measurePipe(`${limit.base}/`, model, turn);
 const turnOn = (server, session) => (model, turn) =>
-  measure(
-    `${server.base}/sessions/${session === 'new' ? `compare-new-${Date.now()}-${turn}` : 'compare-long'}/turns`,
-    { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] },
-    'event: text_delta',
-  );
+  measureTurn(`${server.base}/sessions/${session === 'new' ? `compare-new-${Date.now()}-${turn}` : 'compare-long'}/turns`, model, turn);
 const systems = {
   limit: pass,
   'A long-lived': turnOn(before, 'long'),

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, measurePipe, median, quantile, round, shuffled } from './measure.mjs';
+import { groupRuntimeCpuNs, measure, measurePipe, measureReader, measureTurn, median, quantile, round, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 /**
@@ -130,8 +130,7 @@ function measurePeer(socket, model, turn) {
 const peerLongLived = await peerChat('bench-long-lived');
 
 /** A turn of the turns API on `server` (ours, or the least a turn does), on the session `session(turn)` names. */
-const turnOn = (server, session) => (model, turn) =>
-  measure(`${server.base}/sessions/${session(turn)}/turns`, { stream: 'delta', model: `openai:${model}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
+const turnOn = (server, session) => (model, turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns`, model, turn);
 
 const systems = {
   limit: (model, turn) =>
@@ -140,14 +139,10 @@ const systems = {
     measurePipe(`${limitDo.base}/`, model, turn),
   'limit through a new DO': (model, turn) =>
     measurePipe(`${limitDo.base}/new`, model, turn),
-  'limit through a DO that reads the stream': (model, turn) =>
-    measure(`${limitDoRead.base}/`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
-  'limit through a new DO that reads the stream': (model, turn) =>
-    measure(`${limitDoRead.base}/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
-  'limit through a DO that stores, then reads': (model, turn) =>
-    measure(`${limitDoRead.base}/store`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
-  'limit through a new DO that stores, then reads': (model, turn) =>
-    measure(`${limitDoRead.base}/store/new`, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+  'limit through a DO that reads the stream': (model, turn) => measureReader(`${limitDoRead.base}/`, model, turn),
+  'limit through a new DO that reads the stream': (model, turn) => measureReader(`${limitDoRead.base}/new`, model, turn),
+  'limit through a DO that stores, then reads': (model, turn) => measureReader(`${limitDoRead.base}/store`, model, turn),
+  'limit through a new DO that stores, then reads': (model, turn) => measureReader(`${limitDoRead.base}/store/new`, model, turn),
   'the least a turn does (new session)': turnOn(least, (turn) => `bench-fresh-${Date.now()}-${turn}`),
   'the least a turn does (long-lived session)': turnOn(least, () => 'bench-long-lived'),
   'ours (fresh session)': turnOn(ours, (turn) => `bench-fresh-${Date.now()}-${turn}`),

@@ -68,9 +68,22 @@ export function measure(url, body, marker) {
   });
 }
 
+/** The timed requests' one user message, numbered by its turn. */
+const hello = (turn) => [{ role: 'user', content: `hello ${turn}` }];
+
 /** A request to a system that pipes the upstream's answer through unparsed (the floors): its first text chunk is the upstream's own. */
 export function measurePipe(url, model, turn) {
-  return measure(url, { model, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"content":"w');
+  return measure(url, { model, stream: true, messages: hello(turn) }, '"content":"w');
+}
+
+/** A request to a floor that reads the answer (`bench/systems/limit-do-read.js`): one `text_delta` event per delta, as ours. */
+export function measureReader(url, model, turn) {
+  return measure(url, { model, stream: true, messages: hello(turn) }, 'event: text_delta');
+}
+
+/** A streamed turn of the turns API (ours, or the least a turn does) at `url`, on the stand-in's model `model`. */
+export function measureTurn(url, model, turn) {
+  return measure(url, { stream: 'delta', model: `openai:${model}`, messages: hello(turn) }, 'event: text_delta');
 }
 
 /** Every thread's time on a CPU so far (ns, `/proc/<pid>/task/<tid>/schedstat`): fine enough for one request. */

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measureReader, measureTurn, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
@@ -31,9 +31,8 @@ const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), ext
 const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector, direct }) : undefined;
 const servers = [reader, least, ours, before].filter(Boolean);
 
-const floor = (path) => (turn) => measure(`${reader.base}${path}`, { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
-const service = (server, session) => (turn) =>
-  measure(`${server.base}/sessions/${session(turn)}/turns`, { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta');
+const floor = (path) => (turn) => measureReader(`${reader.base}${path}`, 'deltas-5', turn);
+const service = (server, session) => (turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns`, 'deltas-5', turn);
 const kinds = {
   'floor: stores, then reads': floor('/store'),
   'floor: stores, streams at once': floor('/store/early'),

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measure, median, round, shuffled } from '../measure.mjs';
+import { measurePipe, median, round, shuffled } from '../measure.mjs';
 import { startBenchUpstream } from '../upstream.mjs';
 
 const KINDS = (process.env.KINDS ?? 'plain,write1,write8,writelater,busy').split(',');
@@ -18,8 +18,7 @@ try {
   const ttft = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(KINDS)) {
-      const body = { model: 'deltas-5', stream: true, messages: [{ role: 'user', content: `hello ${round}` }] };
-      ttft[kind].push((await measure(`${gate.base}/${kind}`, body, '"content":"w')).ttft);
+      ttft[kind].push((await measurePipe(`${gate.base}/${kind}`, 'deltas-5', round)).ttft);
     }
   }
   for (const kind of KINDS) console.log(`${kind.padEnd(10)} first text event ${round(median(ttft[kind].slice(50)))} ms`);

@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, measurePipe, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measurePipe, measureReader, measureTurn, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
@@ -26,18 +26,16 @@ const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml'
 const least = await startDevServer({ config: 'bench/systems/minimal-turn.toml', vars: floorVars, extraArgs: state('least'), inspector: false, direct });
 const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector: false, direct });
 
-const hello = (turn) => [{ role: 'user', content: `hello ${turn}` }];
-const turn = (server, session, query = '') => (round) =>
-  measure(`${server.base}/sessions/${session(round)}/turns${query}`, { stream: 'delta', model: 'openai:deltas-5', messages: hello(round) }, 'event: text_delta');
+const turn = (server, session, query = '') => (round) => measureTurn(`${server.base}/sessions/${session(round)}/turns${query}`, 'deltas-5', round);
 const kinds = {
   'limit through a DO': { server: pipe, run: (round) => measurePipe(`${pipe.base}/`, 'deltas-5', round) },
-  'stores, then reads': { server: reader, run: (round) => measure(`${reader.base}/store`, { model: 'deltas-5', stream: true, messages: hello(round) }, 'event: text_delta') },
+  'stores, then reads': { server: reader, run: (round) => measureReader(`${reader.base}/store`, 'deltas-5', round) },
   'the least a turn does': { server: least, run: turn(least, () => 'least-long') },
   'the least, turn_start late': { server: least, run: turn(least, () => 'least-late', '?late') },
   'the least, the model asked first': { server: least, run: turn(least, () => 'least-first', '?fetch-first') },
   ours: { server: ours, run: turn(ours, () => 'ours-long') },
   'limit through a new DO': { server: pipe, run: (round) => measurePipe(`${pipe.base}/new`, 'deltas-5', round), fresh: true },
-  'stores, then reads, new': { server: reader, run: (round) => measure(`${reader.base}/store/new`, { model: 'deltas-5', stream: true, messages: hello(round) }, 'event: text_delta'), fresh: true },
+  'stores, then reads, new': { server: reader, run: (round) => measureReader(`${reader.base}/store/new`, 'deltas-5', round), fresh: true },
   'the least a turn does, new': { server: least, run: turn(least, (round) => `least-new-${Date.now()}-${round}`), fresh: true },
   'the least, turn_start late, new': { server: least, run: turn(least, (round) => `least-late-${Date.now()}-${round}`, '?late'), fresh: true },
   'the least, the model asked first, new': { server: least, run: turn(least, (round) => `least-first-${Date.now()}-${round}`, '?fetch-first'), fresh: true },

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, median, round } from '../measure.mjs';
+import { groupRuntimeCpuNs, measure, measureTurn, median, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELTAS = 20_000;
@@ -22,7 +22,7 @@ try {
   const rates = [];
   for (let run = 0; run < RUNS; run++) {
     const before = groupRuntimeCpuNs(ours.group);
-    const result = await measure(`${ours.base}/sessions/per-event-${run}/turns`, body(run), 'event: text_delta');
+    const result = await measureTurn(`${ours.base}/sessions/per-event-${run}/turns`, `deltas-${DELTAS}`, run);
     // The turn's end (its writes, its log line) belongs to its events too.
     await new Promise((resolve) => setTimeout(resolve, 200));
     cpu.push((groupRuntimeCpuNs(ours.group) - before) / 1e3 / DELTAS);

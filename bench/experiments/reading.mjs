@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measurePipe, measureReader, measureTurn, median, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELTAS = 20_000;
@@ -22,16 +22,12 @@ const upstream = await startBenchUpstream();
 const pipe = await startDevServer({ inspector: false, config: 'bench/systems/limit-do.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state() });
 const reader = await startDevServer({ inspector: false, config: 'bench/systems/limit-do-read.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state() });
 const ours = await startDevServer({ inspector: false, vars: serviceVars(upstream.url, DELTAS), extraArgs: state() });
-const floor = (path, marker) => () => measure(`${path}`, { model: `deltas-${DELTAS}`, stream: true, messages: [{ role: 'user', content: 'hello' }] }, marker);
 const systems = {
-  'the limit through a DO': { server: pipe, send: floor(`${pipe.base}/`, '"content":"w') },
-  'read in the network\'s chunks': { server: reader, send: floor(`${reader.base}/touch`, '"content":"w') },
-  'read in large reads': { server: reader, send: floor(`${reader.base}/touch/large`, '"content":"w') },
-  'the DO that reads the stream': { server: reader, send: floor(`${reader.base}/`, 'event: text_delta') },
-  ours: {
-    server: ours,
-    send: (run) => measure(`${ours.base}/sessions/reading-${run}/turns`, { stream: 'delta', model: `openai:deltas-${DELTAS}`, messages: [{ role: 'user', content: 'hello' }] }, 'event: text_delta'),
-  },
+  'the limit through a DO': { server: pipe, send: (run) => measurePipe(`${pipe.base}/`, `deltas-${DELTAS}`, run) },
+  'read in the network\'s chunks': { server: reader, send: (run) => measurePipe(`${reader.base}/touch`, `deltas-${DELTAS}`, run) },
+  'read in large reads': { server: reader, send: (run) => measurePipe(`${reader.base}/touch/large`, `deltas-${DELTAS}`, run) },
+  'the DO that reads the stream': { server: reader, send: (run) => measureReader(`${reader.base}/`, `deltas-${DELTAS}`, run) },
+  ours: { server: ours, send: (run) => measureTurn(`${ours.base}/sessions/reading-${run}/turns`, `deltas-${DELTAS}`, run) },
 };
 try {
   const rows = Object.fromEntries(Object.keys(systems).map((name) => [name, { rate: [], cpu: [] }]));

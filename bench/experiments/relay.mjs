@@ -10,24 +10,22 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupCpuNs, measure, round } from '../measure.mjs';
+import { groupCpuNs, measurePipe, measureReader, measureTurn, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const guard = setTimeout(() => (console.error('relay: stopped at its 600 s bound'), process.exit(3)), 600_000);
 const upstream = await startBenchUpstream();
 const state = () => ['--persist-to', mkdtempSync(join(tmpdir(), 'relay-'))];
-const floor = (config) => ({
+const floor = (config, send) => ({
   start: (inspector) => startDevServer({ config, vars: { UPSTREAM_URL: upstream.url }, extraArgs: state(), inspector }),
-  // '"w' is in each text event of both wire formats: the pipe's (`"content":"w0 "`) and the reader's.
-  send: (server, deltas, turn) => measure(`${server.base}/`, { model: `deltas-${deltas}`, stream: true, messages: [{ role: 'user', content: `hello ${turn}` }] }, '"w'),
+  send: (server, deltas, turn) => send(`${server.base}/`, `deltas-${deltas}`, turn),
 });
 const systems = {
-  'limit through a DO': floor('bench/systems/limit-do.toml'),
-  'the DO that reads the stream': floor('bench/systems/limit-do-read.toml'),
+  'limit through a DO': floor('bench/systems/limit-do.toml', measurePipe),
+  'the DO that reads the stream': floor('bench/systems/limit-do-read.toml', measureReader),
   ours: {
     start: (inspector) => startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state(), inspector }),
-    send: (server, deltas, turn) =>
-      measure(`${server.base}/sessions/relay/turns`, { stream: 'delta', model: `openai:deltas-${deltas}`, messages: [{ role: 'user', content: `hello ${turn}` }] }, 'event: text_delta'),
+    send: (server, deltas, turn) => measureTurn(`${server.base}/sessions/relay/turns`, `deltas-${deltas}`, turn),
   },
 };
 

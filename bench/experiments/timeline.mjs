@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measure, measurePipe, median, round } from '../measure.mjs';
+import { measurePipe, measureTurn, median, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const TURNS = 400;
@@ -29,8 +29,7 @@ try {
       await measurePipe(`${limit.base}/`, 'deltas-5', turn);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const body = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: `hello ${turn}` }] };
-    ttft.push((await measure(`${ours.base}/sessions/${session(turn)}/turns`, body, 'event: text_delta')).ttft);
+    ttft.push((await measureTurn(`${ours.base}/sessions/${session(turn)}/turns`, 'deltas-5', turn)).ttft);
   }
   console.log(`client: first text event, median of the last ${TURNS - 100}: ${round(median(ttft.slice(100)))} ms`);
   const probe = ours.log().split('\n').filter((line) => line.includes('PROBE')).at(-1);

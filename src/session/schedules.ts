@@ -36,10 +36,11 @@ export class Schedules {
     const next = nextRunAt(spec, now);
     if (next === null) throw new ApiError(400, 'invalid_schedule', `"at" is in the past (${spec.at}); a schedule runs at a time to come.`);
     const { meta } = this.host.stores;
-    if (meta.exists() && this.count() >= MAX_SCHEDULES) {
+    if (meta.has('schedules') && this.count() >= MAX_SCHEDULES) {
       throw new ApiError(409, 'too_many_schedules', `This session has its ${MAX_SCHEDULES} schedules already; delete one first.`, { details: { maxSchedules: MAX_SCHEDULES } });
     }
     meta.ensureCreated(sessionId);
+    meta.ensure('schedules');
     const scheduleId = newId('sch');
     this.sql.exec('INSERT INTO schedules (id, spec, next_run_at, created_at) VALUES (?, ?, ?, ?)', scheduleId, JSON.stringify(spec), next, now);
     this.host.wake(next);
@@ -47,18 +48,18 @@ export class Schedules {
   }
 
   list(): ScheduleView[] {
-    if (!this.host.stores.meta.exists()) return [];
+    if (!this.host.stores.meta.has('schedules')) return [];
     return this.rows('SELECT id, spec, next_run_at, last_turn_id, created_at FROM schedules ORDER BY created_at, id').map((row) => this.view(row));
   }
 
   remove(scheduleId: string): void {
-    const gone = this.host.stores.meta.exists() && this.sql.exec('DELETE FROM schedules WHERE id = ? RETURNING id', scheduleId).toArray().length > 0;
+    const gone = this.host.stores.meta.has('schedules') && this.sql.exec('DELETE FROM schedules WHERE id = ? RETURNING id', scheduleId).toArray().length > 0;
     if (!gone) throw new ApiError(404, 'schedule_not_found', `This session has no schedule ${scheduleId}.`);
   }
 
   /** The alarm's part: every schedule due by `now` enqueues its turn; each then waits for its next time. */
   fireDue(now = Date.now()): void {
-    if (!this.host.stores.meta.exists()) return;
+    if (!this.host.stores.meta.has('schedules')) return;
     const sessionId = this.host.stores.meta.sessionId() ?? '';
     for (const row of this.rows('SELECT id, spec, next_run_at, last_turn_id, created_at FROM schedules WHERE next_run_at <= ? ORDER BY next_run_at', now)) {
       const spec = specSchema.parse(JSON.parse(row.spec));
@@ -78,7 +79,7 @@ export class Schedules {
   }
 
   nextDue(): number | undefined {
-    if (!this.host.stores.meta.exists()) return undefined;
+    if (!this.host.stores.meta.has('schedules')) return undefined;
     return this.sql.exec<{ at: number | null }>('SELECT MIN(next_run_at) AS at FROM schedules').one().at ?? undefined;
   }
 

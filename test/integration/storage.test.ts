@@ -215,12 +215,15 @@ describe('a new session’s schema', () => {
     });
   }
 
-  it('is made in one go, the same tables, columns, indexes and rows as replaying every migration', async () => {
+  it('is made in one go, the same tables, columns, indexes and rows as replaying every migration, once every lazy family is made', async () => {
     const { MIGRATIONS } = await import('../../src/session/store/migrations');
-    const { SCHEMA_AT } = await import('../../src/session/store/schema');
+    const { SCHEMA_AT, LAZY } = await import('../../src/session/store/schema');
     // A migration added without the schema it leads to: new sessions would replay them all.
     expect(SCHEMA_AT).toBe(MIGRATIONS.length);
-    const made = await snapshot(newSessionId('schema-made'), (_sql, meta) => meta.ensureCreated('schema-made'));
+    const made = await snapshot(newSessionId('schema-made'), (_sql, meta) => {
+      meta.ensureCreated('schema-made');
+      for (const family of Object.keys(LAZY) as (keyof typeof LAZY)[]) meta.ensure(family);
+    });
     const replayed = await snapshot(newSessionId('schema-replayed'), (sql) => {
       for (const statements of MIGRATIONS) for (const statement of statements) sql.exec(statement);
       sql.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, String(MIGRATIONS.length));
@@ -228,5 +231,66 @@ describe('a new session’s schema', () => {
     expect(made.schema.length).toBeGreaterThan(20);
     expect(made.rows.branches).toEqual([{ id: 1, parent: null, fork_seq: null, ancestors: '[]', created_at: 0 }]);
     expect(made).toEqual(replayed);
+  });
+});
+
+describe('a new session’s lazy tables', () => {
+  const tablesOf = (id: string) =>
+    runInDurableObject(stubFor(id), async (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name),
+    );
+
+  it('makes only the core tables on a plain first turn; reads of the others answer empty; a family comes with its first write', async () => {
+    const id = newSessionId('lazy');
+    expect((await turn(id, { messages: [user('hello')] })).status).toBe(200);
+    const made = await tablesOf(id);
+    expect(made).toEqual(expect.arrayContaining(['meta', 'messages', 'turns', 'branches', 'turn_events']));
+    for (const lazy of ['tool_calls', 'tool_call_ids', 'compactions', 'notes', 'permission_rules', 'turn_queue', 'webhook_deliveries', 'schedules', 'socket_staged', 'door_message_ids', 'message_parts']) {
+      expect(made).not.toContain(lazy);
+    }
+    // What reads them answers as their empty tables would.
+    const summary = await (await fetchWorker(`/sessions/${id}`)).json<{ messageCount: number; pendingToolCalls: unknown[]; queuedTurns: unknown[] }>();
+    expect(summary).toMatchObject({ messageCount: 2, pendingToolCalls: [], queuedTurns: [] });
+    expect(await (await fetchWorker(`/sessions/${id}/deliveries`)).json()).toEqual({ deliveries: [] });
+    expect(await (await fetchWorker(`/sessions/${id}/schedules`)).json()).toEqual({ schedules: [] });
+    expect((await (await fetchWorker(`/sessions/${id}/branches`)).json<{ branches: unknown[] }>()).branches).toHaveLength(1);
+    // A tool call, a lasting rule and a note make theirs, in the same session, and are read back.
+    expect((await turn(id, { messages: [user('remember buy milk')] })).status).toBe(200);
+    expect(await tablesOf(id)).toEqual(expect.arrayContaining(['tool_calls', 'tool_call_ids']));
+    const [call] = (await (await fetchWorker(`/sessions/${id}`)).json<{ pendingToolCalls: { toolCallId: string }[] }>()).pendingToolCalls;
+    const rule = { tool_name: 'memory_save', rule_content: '', behavior: 'allow' };
+    await jsonTurn(id, { messages: [{ role: 'tool_permission', toolCallId: call!.toolCallId, granted: true, rule }] });
+    expect(await tablesOf(id)).toEqual(expect.arrayContaining(['permission_rules', 'notes']));
+    const listed = await jsonTurn(id, { messages: [user('list notes')] });
+    expect(JSON.stringify(listed)).toContain('buy milk');
+    // The rule holds: the next note is saved without asking.
+    const saved = await jsonTurn(id, { messages: [user('remember buy bread')] });
+    expect(saved.stopReason).toBe('end_turn');
+  });
+
+  it('forgets a family made in a transaction that rolled back, and makes it again on the next write', async () => {
+    const id = newSessionId('lazy-rollback');
+    await turn(id, { messages: [user('hello')] });
+    const { rolledBack, hasAfter, tableAfter, made } = await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const meta = new SessionMeta(state.storage);
+      const rolledBack = (() => {
+        try {
+          meta.transaction(() => {
+            meta.ensure('notes');
+            throw new Error('a write that fails after the table was made');
+          });
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      const hasAfter = meta.has('notes');
+      const tableAfter = state.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'notes'`).toArray().length;
+      meta.ensure('notes');
+      return { rolledBack, hasAfter, tableAfter, made: meta.has('notes') && state.storage.sql.exec(`SELECT COUNT(*) AS n FROM notes`).one().n === 0 };
+    });
+    expect(rolledBack).toBe('a write that fails after the table was made');
+    expect(hasAfter).toBe(false);
+    expect(tableAfter).toBe(0);
+    expect(made).toBe(true);
   });
 });

@@ -24,7 +24,7 @@ export class CompactionStore {
 
   /** The latest compaction of the branch turns read: one that summarises only messages on it. */
   latest(path: Range[] = this.branches.head()): CompactionRecord | undefined {
-    if (!this.meta.exists() || path.length === 0) return undefined;
+    if (!this.meta.has('compactions') || path.length === 0) return undefined;
     const bounds = new Map(path.map((range) => [range.branch, range.upTo]));
     const rows = this.sql.exec<{ up_to_seq: number; summary: string; summarized: number; branch: number }>(
       `SELECT up_to_seq, summary, summarized, branch FROM compactions WHERE branch IN (${path.map(() => '?').join(', ')}) ORDER BY up_to_seq DESC`,
@@ -46,6 +46,7 @@ export class CompactionStore {
     const after = this.latest(path)?.upToSeq ?? 0;
     const last = this.branches.rowsAlong<{ seq: number; branch: number }>(path, after, compaction.messagesSummarized, 'seq, branch').at(compaction.messagesSummarized - 1);
     if (last === undefined) throw new Error(`Cannot find the last of ${compaction.messagesSummarized} messages to summarise.`);
+    this.meta.ensure('compactions');
     this.sql.exec(
       `INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       turnId,
@@ -61,6 +62,7 @@ export class CompactionStore {
 
   /** A compaction a fork copies, ending at the copied message `upToSeq`. */
   copy(upToSeq: number, summary: string, summarized: number): void {
+    this.meta.ensure('compactions');
     this.sql.exec(
       `INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at, branch) VALUES ('fork', ?, ?, ?, 0, 0, ?, ?)`,
       upToSeq,
@@ -73,6 +75,7 @@ export class CompactionStore {
 
   /** The compactions whose last message is on `path`, after `after` and up to `upTo`: where they stand in a page. */
   markersOn(path: Range[], after: number, upTo: number): Map<number, CompactionMarker> {
+    if (!this.meta.has('compactions')) return new Map();
     const bounds = new Map(path.map((range) => [range.branch, range.upTo]));
     const rows = this.sql
       .exec<{ up_to_seq: number; summary: string; summarized: number; branch: number }>(

@@ -87,18 +87,23 @@ export class HistoryStore {
   copyMessage(message: HistoryMessage): number {
     const seq = this.appendMessage('fork', message);
     if (message.role === 'assistant' && typeof message.content !== 'string') {
-      for (const block of message.content) if (block.type === 'tool_use') this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, block.toolCallId);
+      for (const block of message.content) {
+        if (block.type !== 'tool_use') continue;
+        this.meta.ensure('tool_calls');
+        this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, block.toolCallId);
+      }
     }
     return seq;
   }
 
   /** Stores an assistant message and opens a row for each of its tool calls, with its result's seq. */
   appendAssistant(turnId: string, message: AssistantMessage): void {
-    this.storage.transactionSync(() => {
+    this.meta.transaction(() => {
       const calls = typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use');
       const seq = this.meta.takeSeqs(1 + calls.length);
       const place = this.branches.place();
       this.insertMessage(seq, turnId, message, place);
+      if (calls.length > 0) this.meta.ensure('tool_calls');
       for (const [index, call] of calls.entries()) {
         this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, call.toolCallId);
         this.sql.exec(
@@ -115,10 +120,10 @@ export class HistoryStore {
 
   /** Stores a tool result at the seq its call reserved (after the one before it), and closes the call. */
   appendToolResult(turnId: string, message: ToolMessage): void {
-    this.storage.transactionSync(() => {
-      const row = this.sql
-        .exec<{ result_seq: number; branch: number }>(`SELECT result_seq, branch FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId)
-        .toArray()[0];
+    this.meta.transaction(() => {
+      const row = this.meta.has('tool_calls')
+        ? this.sql.exec<{ result_seq: number; branch: number }>(`SELECT result_seq, branch FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId).toArray()[0]
+        : undefined;
       if (!row) throw new Error(`No open tool call ${message.toolCallId} to store a result for.`);
       this.insertMessage(row.result_seq, turnId, message, { branch: row.branch, parent: row.result_seq - 1 });
       this.sql.exec(`DELETE FROM tool_calls WHERE tool_call_id = ?`, message.toolCallId);
@@ -126,7 +131,7 @@ export class HistoryStore {
   }
 
   setCallState(toolCallId: string, execution: ToolExecution, state: 'running' | 'waiting'): void {
-    this.sql.exec(`UPDATE tool_calls SET execution = ?, state = ? WHERE tool_call_id = ?`, execution, state, toolCallId);
+    if (this.meta.has('tool_calls')) this.sql.exec(`UPDATE tool_calls SET execution = ?, state = ? WHERE tool_call_id = ?`, execution, state, toolCallId);
   }
 
   /** The messages of the branch turns read after `seq`, in order: what a turn loads after the latest compaction. */
@@ -141,7 +146,7 @@ export class HistoryStore {
   }
 
   hasToolCallId(id: string): boolean {
-    return this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
+    return this.meta.has('tool_calls') && this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
   }
 
   /**
@@ -150,6 +155,7 @@ export class HistoryStore {
    * before them does not owe them, and they are owed again when their branch is active again.
    */
   pendingCalls(): PendingToolCall[] {
+    if (!this.meta.has('tool_calls')) return [];
     const last = this.branches.head().at(-1);
     if (!last) return [];
     return this.sql
@@ -169,6 +175,7 @@ export class HistoryStore {
 
   /** Calls a turn was running when it stopped short (eviction, crash): they get an error result. */
   runningCalls(): { toolCallId: string; name: string }[] {
+    if (!this.meta.has('tool_calls')) return [];
     return this.sql
       .exec<{ tool_call_id: string; name: string }>(`SELECT tool_call_id, name FROM tool_calls WHERE state = 'running' ORDER BY result_seq`)
       .toArray()
@@ -211,6 +218,7 @@ export class HistoryStore {
       place.branch,
       place.parent,
     );
+    if (rest.length > 0) this.meta.ensure('message_parts');
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
     }

@@ -6,7 +6,7 @@
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
 import * as z from '../../lib/zod';
 import { MIGRATIONS } from './migrations';
-import { SCHEMA, SCHEMA_AT } from './schema';
+import { CORE, LAZY, SCHEMA_AT, type LazyTable } from './schema';
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -20,6 +20,13 @@ const forkedFromSchema = z.strictObject({ sessionId: z.string(), messageId: z.st
 
 export class SessionMeta {
   private created = false;
+  /**
+   * The names of the tables the session has, read in one statement when first asked, then kept as
+   * the session makes more (`ensure`). Dropped after a rollback (`transaction`) and a `deleteAll`
+   * (`forget`), so that they are read again from what storage holds. Only the object's own stores
+   * make its tables: another `SessionMeta` over the same storage (a test's) would go unseen.
+   */
+  private tables: Set<string> | undefined;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -40,6 +47,19 @@ export class SessionMeta {
   /** After `deleteAll`: the session is gone. */
   forget(): void {
     this.created = false;
+    this.tables = undefined;
+  }
+
+  /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
+  has(table: LazyTable): boolean {
+    return this.tableNames().has(table);
+  }
+
+  /** Makes a lazy family's tables if they are not made yet: called by each write to them, in its transaction. */
+  ensure(table: LazyTable): void {
+    if (this.has(table)) return;
+    this.sql.exec(LAZY[table].join(';\n'));
+    this.tableNames().add(table);
   }
 
   /**
@@ -48,14 +68,14 @@ export class SessionMeta {
    */
   migrate(): void {
     if (!this.hasTables()) return;
-    this.storage.transactionSync(() => this.runMigrations());
+    this.transaction(() => this.runMigrations());
   }
 
   /** Creates the tables and the session's first row if needed; runs pending migrations. */
   ensureCreated(sessionId: string): void {
     // The object's constructor ran any pending migration when it woke (`migrate`).
     if (this.exists()) return;
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
       this.runMigrations();
       if (this.get('created_at') === undefined) {
@@ -70,7 +90,13 @@ export class SessionMeta {
 
   /** Runs `write` as one transaction: all of it is stored, or none. */
   transaction<T>(write: () => T): T {
-    return this.storage.transactionSync(write);
+    try {
+      return this.storage.transactionSync(write);
+    } catch (error) {
+      // Rolled back: a table made in it is not there any more.
+      this.tables = undefined;
+      throw error;
+    }
   }
 
   /** Marks the session as changed now. */
@@ -155,13 +181,18 @@ export class SessionMeta {
   }
 
   private hasTables(): boolean {
-    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+    return this.tableNames().has('meta');
+  }
+
+  private tableNames(): Set<string> {
+    this.tables ??= new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name));
+    return this.tables;
   }
 
   private runMigrations(): void {
     const version = Number(this.get('schema_version') ?? 0);
     // A new session gets the schema the migrations lead to, in one go (`schema.ts`).
-    const statements = version === 0 && SCHEMA_AT === MIGRATIONS.length ? [SCHEMA] : MIGRATIONS.slice(version);
+    const statements = version === 0 && SCHEMA_AT === MIGRATIONS.length ? [CORE] : MIGRATIONS.slice(version);
     for (const [index, batch] of statements.entries()) {
       // The meta table is made already. The rest of a batch goes in one `exec`: made statement by
       // statement, a new session's schema held its first event about half a millisecond longer
@@ -170,6 +201,8 @@ export class SessionMeta {
       if (run.length > 0) this.sql.exec(run.join(';\n'));
     }
     if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
+    // Tables were made: their names are read again when next asked.
+    if (statements.length > 0) this.tables = undefined;
   }
 
   private get(key: string): string | undefined {

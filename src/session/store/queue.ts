@@ -21,12 +21,13 @@ export class QueueStore {
   }
 
   add(turnId: string, request: TurnRequest, model: string): void {
+    this.meta.ensure('turn_queue');
     this.sql.exec(`INSERT INTO turn_queue (turn_id, request, model) VALUES (?, ?, ?)`, turnId, JSON.stringify(request), model);
   }
 
   /** The waiting turns, first to run first, with their places from 1. */
   positions(): QueuePosition[] {
-    if (!this.meta.exists()) return [];
+    if (!this.meta.has('turn_queue')) return [];
     return this.sql
       .exec<{ turn_id: string }>(`SELECT turn_id FROM turn_queue ORDER BY position`)
       .toArray()
@@ -34,12 +35,12 @@ export class QueueStore {
   }
 
   size(): number {
-    if (!this.meta.exists()) return 0;
+    if (!this.meta.has('turn_queue')) return 0;
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM turn_queue`).one().n;
   }
 
   first(): QueuedTurn | undefined {
-    if (!this.meta.exists()) return undefined;
+    if (!this.meta.has('turn_queue')) return undefined;
     const row = this.sql.exec<{ turn_id: string; request: string; model: string }>(`SELECT turn_id, request, model FROM turn_queue ORDER BY position LIMIT 1`).toArray()[0];
     if (!row) return undefined;
     const request = turnRequestSchema.safeParse(JSON.parse(row.request));
@@ -48,7 +49,7 @@ export class QueueStore {
 
   /** Takes a turn out of the queue; whether it was there. */
   remove(turnId: string): boolean {
-    if (!this.meta.exists()) return false;
+    if (!this.meta.has('turn_queue')) return false;
     return this.sql.exec(`DELETE FROM turn_queue WHERE turn_id = ?`, turnId).rowsWritten > 0;
   }
 }

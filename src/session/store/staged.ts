@@ -5,6 +5,7 @@
  */
 import { clientToolSchema, inputMessageSchema, type InputMessage } from '../../api/turn-request';
 import * as z from '../../lib/zod';
+import type { SessionMeta } from './meta';
 
 const optionsSchema = z.object({
   model: z.string().optional(),
@@ -15,10 +16,14 @@ const optionsSchema = z.object({
 export type CompletionOptions = z.infer<typeof optionsSchema>;
 
 export class SocketStore {
-  constructor(private readonly storage: DurableObjectStorage) {}
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly meta: SessionMeta,
+  ) {}
 
-  /** Call only once the session's tables exist (`SessionStore.ensureCreated`). */
+  /** Call only once the session's tables exist (`SessionMeta.ensureCreated`). */
   stage(message: InputMessage): void {
+    this.meta.ensure('socket_staged');
     this.storage.sql.exec(`INSERT INTO socket_staged (body) VALUES (?)`, JSON.stringify(message));
   }
 
@@ -38,7 +43,7 @@ export class SocketStore {
   }
 
   clear(): void {
-    this.storage.sql.exec(`DELETE FROM socket_staged`);
+    if (this.hasTables()) this.storage.sql.exec(`DELETE FROM socket_staged`);
   }
 
   options(): CompletionOptions | undefined {
@@ -48,6 +53,7 @@ export class SocketStore {
   }
 
   setOptions(options: CompletionOptions): void {
+    this.meta.ensure('socket_staged');
     this.storage.sql.exec(
       `INSERT INTO socket_options (id, body) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body`,
       JSON.stringify(options),
@@ -55,6 +61,6 @@ export class SocketStore {
   }
 
   private hasTables(): boolean {
-    return this.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'socket_staged'`).toArray().length > 0;
+    return this.meta.has('socket_staged');
   }
 }

@@ -29,7 +29,7 @@ export function openStores(storage: DurableObjectStorage): SessionStores {
     history: new HistoryStore(storage, meta),
     side: new SideTables(storage, meta),
     turns: new TurnStore(storage, meta),
-    staged: new SocketStore(storage),
+    staged: new SocketStore(storage, meta),
     queue: new QueueStore(storage, meta),
     deliveries: new WebhookDeliveries(storage, meta),
   };

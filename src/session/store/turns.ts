@@ -117,7 +117,8 @@ export class TurnStore {
 
   /** One packed batch of a turn's events (JSON), split over rows if it is long. */
   appendEvents(turnId: string, firstSeq: number, json: string): void {
-    this.storage.transactionSync(() => {
+    this.session.transaction(() => {
+      this.session.ensure('turn_events');
       for (const [part, data] of splitForRows(json).entries()) {
         this.sql.exec(`INSERT INTO turn_events (turn_id, first_seq, part, data) VALUES (?, ?, ?, ?)`, turnId, firstSeq, part, data);
       }
@@ -127,6 +128,7 @@ export class TurnStore {
   /** The packed batches of a turn, in order, each joined back whole. */
   readEvents(turnId: string): string[] {
     const batches: string[] = [];
+    if (!this.session.has('turn_events')) return batches;
     let current: { firstSeq: number; data: string } | undefined;
     for (const row of this.sql
       .exec<{ first_seq: number; data: string }>(`SELECT first_seq, data FROM turn_events WHERE turn_id = ? ORDER BY first_seq, part`, turnId)
@@ -150,9 +152,9 @@ export class TurnStore {
    */
   prune(before: number, keepTurns: number): number | undefined {
     if (!this.session.exists()) return undefined;
-    this.storage.transactionSync(() => {
+    this.session.transaction(() => {
       const stale = `SELECT turn_id FROM turns WHERE status NOT IN ('running', 'queued') AND events_pruned = 0 AND (ended_at < ?1 OR (idempotency_key IS NULL AND turn_id NOT IN (SELECT turn_id FROM turns ORDER BY started_at DESC, rowid DESC LIMIT ?2)))`;
-      this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
+      if (this.session.has('turn_events')) this.sql.exec(`DELETE FROM turn_events WHERE turn_id IN (${stale})`, before, keepTurns);
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });
     // A running turn has no end yet.

@@ -25,6 +25,7 @@ export class WebhookDeliveries {
   }
 
   add(webhookId: string, type: string, turnId: string, body: string, now: number): void {
+    this.meta.ensure('webhook_deliveries');
     this.sql.exec(
       `INSERT INTO webhook_deliveries (webhook_id, type, turn_id, body, state, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
       webhookId,
@@ -38,7 +39,7 @@ export class WebhookDeliveries {
 
   /** Pending deliveries due by `now`, oldest first. */
   due(now: number, limit: number): DeliveryRow[] {
-    if (!this.meta.exists()) return [];
+    if (!this.meta.has('webhook_deliveries')) return [];
     return this.sql
       .exec<Stored>(`SELECT seq, webhook_id, type, turn_id, body, state, attempts, created_at FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY seq LIMIT ?`, now, limit)
       .toArray()
@@ -47,7 +48,7 @@ export class WebhookDeliveries {
 
   /** When the next pending delivery is due, if any. */
   nextDue(): number | undefined {
-    if (!this.meta.exists()) return undefined;
+    if (!this.meta.has('webhook_deliveries')) return undefined;
     return this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM webhook_deliveries WHERE state = 'pending'`).one().at ?? undefined;
   }
 
@@ -64,6 +65,7 @@ export class WebhookDeliveries {
 
   /** The last `KEPT` deliveries, newest first, with every attempt. */
   list(): DeliveryView[] {
+    if (!this.meta.has('webhook_deliveries')) return [];
     const rows = this.sql.exec<Stored>(`SELECT seq, webhook_id, type, turn_id, body, state, attempts, created_at FROM webhook_deliveries ORDER BY seq DESC LIMIT ?`, KEPT).toArray();
     return rows.map((row) => ({
       webhookId: row.webhook_id,

@@ -81,7 +81,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     quota: () => users.quotaError(),
     spent: (call) => users.spent(call),
     started: (sessionId) => {
-      housekeeping.keepAwake();
+      housekeeping.turnStarted();
       users.started(sessionId);
     },
     settling: async (sessionId) => {

@@ -1,6 +1,6 @@
 /**
- * The session's alarm and what it keeps tidy. While a turn runs, an alarm keeps the object awake and,
- * if it wakes a new instance, finds turns cut by eviction. Once no turn runs, the alarm prunes the
+ * The session's alarm and what it keeps tidy. While a turn runs (from 250 ms in), an alarm keeps the
+ * object awake and, if it wakes a new instance, finds turns cut by eviction. Once no turn runs, the alarm prunes the
  * event logs and sets itself for the next one to expire. An alarm already due within the keepalive
  * serves the next turn too: setting one is a storage write, and it cost every turn more than the rest
  * of its bookkeeping together. So a session pays for one alarm per burst of turns, not two per turn,
@@ -15,6 +15,8 @@ import type { SessionStores } from './store/stores';
 
 /** While a turn runs, an alarm this often keeps the object awake and finds turns cut by eviction. */
 const KEEPALIVE_MS = 30_000;
+/** How long a turn runs before its keepalive is set (`turnStarted`). */
+const KEEPALIVE_AFTER_MS = 250;
 /** Turns between two prunes of the event logs outside the alarm. */
 const PRUNE_EVERY_TURNS = 16;
 
@@ -23,6 +25,7 @@ export type AlarmJob = { runDue(): Promise<void> | void; waiting(): boolean };
 
 export class Housekeeping {
   private turnsSincePrune = 0;
+  private keepAwakeSoon: ReturnType<typeof setTimeout> | undefined;
   /** When the alarm fires: as this instance set it, or as it found it when it woke (`knownAlarm`). */
   private alarmAt: number | undefined;
 
@@ -47,12 +50,27 @@ export class Housekeeping {
     this.setAlarm(at).catch((error: unknown) => console.warn('no alarm set', error));
   }
 
-  /** A turn started: the alarm keeps the object awake while it runs. */
+  /**
+   * A turn started: once it has run `KEEPALIVE_AFTER_MS`, the alarm keeps the object awake (and
+   * prunes after it, as a keepalive does). Setting an alarm is a write, and an object's output waits
+   * for its writes: set as the turn starts, it held the model request, and a new session's first
+   * event, about 0.7 ms (bench/PROFILE.md, "The keepalive after the first event"). A turn cut within
+   * that time is closed when its object next wakes, as any cut turn is.
+   */
+  turnStarted(): void {
+    this.keepAwakeSoon ??= setTimeout(() => {
+      this.keepAwakeSoon = undefined;
+      this.keepAwake();
+    }, KEEPALIVE_AFTER_MS);
+  }
+
+  /** The alarm keeps the object awake: a turn runs, or one waits in the queue. */
   keepAwake(): void {
     const now = Date.now();
     // An alarm due sooner (a retry, a schedule; or one past due, about to fire) serves as the keepalive.
     if (this.alarmAt !== undefined && this.alarmAt <= now + KEEPALIVE_MS) return;
-    void this.setAlarm(now + KEEPALIVE_MS);
+    // Never rejects: from `turnStarted`'s timer, an object reset meanwhile has no alarm to keep.
+    this.setAlarm(now + KEEPALIVE_MS).catch((error: unknown) => console.warn('no keepalive set', error));
   }
 
   /** A turn ended: every `PRUNE_EVERY_TURNS` turns, the expired logs go. */
@@ -78,6 +96,8 @@ export class Housekeeping {
 
   /** The session is deleted: its alarm, its storage (the outbox's too), and what the stores keep of it. */
   async erase(forget: () => void): Promise<void> {
+    if (this.keepAwakeSoon) clearTimeout(this.keepAwakeSoon);
+    this.keepAwakeSoon = undefined;
     await this.deleteAlarm();
     await this.storage.deleteAll();
     this.stores.meta.forget();

@@ -4,7 +4,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { HistoryStore } from '../../src/session/store/history';
 import { SessionMeta } from '../../src/session/store/meta';
@@ -76,6 +76,8 @@ describe('storage', () => {
     await runInDurableObject(stubFor(id), async (_instance, state) => {
       state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', first.turnId);
     });
+    // The keepalive is set once the turn has run a moment (`Housekeeping.turnStarted`).
+    await vi.waitFor(async () => expect(await runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm())).not.toBeNull());
     expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
     const left = await runInDurableObject(stubFor(id), async (_instance, state) => ({
       turns: state.storage.sql.exec<{ turn_id: string }>('SELECT DISTINCT turn_id FROM turn_events').toArray().map((row) => row.turn_id),
@@ -90,12 +92,15 @@ describe('storage', () => {
     const id = newSessionId('burst');
     const alarm = () => runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm());
     await jsonTurn(id, { messages: [user('one')] });
+    // Set once the turn has run a moment (`Housekeeping.turnStarted`).
+    await vi.waitFor(async () => expect(await alarm()).not.toBeNull());
     const first = await alarm();
     expect(first).toBeGreaterThan(Date.now());
     expect(first).toBeLessThanOrEqual(Date.now() + 30_000);
     // Each alarm set is a storage write: the next turns of the burst reuse the one already due.
     await jsonTurn(id, { messages: [user('two')] });
     await jsonTurn(id, { messages: [user('three')] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await alarm()).toBe(first);
     expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
     expect(await alarm()).toBeGreaterThan(Date.now() + 23 * 3600_000);

@@ -1,13 +1,13 @@
 /**
  * The session's alarm and what it keeps tidy. While a turn runs (from 250 ms in), an alarm keeps the
- * object awake and, if it wakes a new instance, finds turns cut by eviction. Once no turn runs, the alarm prunes the
- * event logs and sets itself for the next one to expire. An alarm already due within the keepalive
- * serves the next turn too: setting one is a storage write, and it cost every turn more than the rest
- * of its bookkeeping together. So a session pays for one alarm per burst of turns, not two per turn,
- * and the logs a busy session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The
- * alarm also runs the session's jobs that have a time: the reports to the user's object
- * (`user-link.ts`), the webhooks (`webhooks.ts`) and the schedules (`schedules.ts`), each asking for
- * its next time with `wake`.
+ * object awake and, if it wakes a new instance, finds turns cut by eviction. Once no turn runs, the
+ * alarm prunes the event logs and sets itself for the next one to expire. An alarm already due
+ * within the keepalive serves the next turn too: setting one is a storage write, and it cost every
+ * turn more than the rest of its bookkeeping together. So a session pays for one alarm per burst of
+ * turns, not two per turn, and the logs a busy session keeps are bounded by a prune every
+ * `PRUNE_EVERY_TURNS` turns. The alarm also runs the session's jobs that have a time: the reports to
+ * the user's object (`user-link.ts`), the webhooks (`webhooks.ts`) and the schedules
+ * (`schedules.ts`), each asking for its next time with `wake`.
  */
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS } from './event-log';
 import { closeCutTurns } from './recovery';
@@ -54,7 +54,7 @@ export class Housekeeping {
    * A turn started: once it has run `KEEPALIVE_AFTER_MS`, the alarm keeps the object awake (and
    * prunes after it, as a keepalive does). Setting an alarm is a write, and an object's output waits
    * for its writes: set as the turn starts, it held the model request, and a new session's first
-   * event, about 0.7 ms (bench/PROFILE.md, "The keepalive after the first event"). A turn cut within
+   * event, about 0.7 ms (bench/PROFILE.md, "A new session made lean"). A turn cut within
    * that time is closed when its object next wakes, as any cut turn is.
    */
   turnStarted(): void {

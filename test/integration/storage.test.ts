@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { HistoryStore } from '../../src/session/store/history';
 import { SessionMeta } from '../../src/session/store/meta';
+import { SideTables } from '../../src/session/store/side-tables';
 import { TurnStore } from '../../src/session/store/turns';
 import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
 import { partsOf } from '../helpers/session-parts';
@@ -271,6 +272,16 @@ describe('a new session’s lazy tables', () => {
     // The rule holds: the next note is saved without asking.
     const saved = await jsonTurn(id, { messages: [user('remember buy bread')] });
     expect(saved.stopReason).toBe('end_turn');
+  });
+
+  it('sees a family another hand made over the same storage after the object looked', async () => {
+    const id = newSessionId('lazy-elsewhere');
+    await turn(id, { messages: [user('list notes')] });
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      new SideTables(state.storage, new SessionMeta(state.storage)).save('saved by another hand');
+    });
+    const listed = await jsonTurn(id, { messages: [user('list notes')] });
+    expect(JSON.stringify(listed)).toContain('saved by another hand');
   });
 
   it('forgets a family made in a transaction that rolled back, and makes it again on the next write', async () => {

@@ -23,8 +23,9 @@ export class SessionMeta {
   /**
    * The names of the tables the session has, read in one statement when first asked, then kept as
    * the session makes more (`ensure`). Dropped after a rollback (`transaction`) and a `deleteAll`
-   * (`forget`), so that they are read again from what storage holds. Only the object's own stores
-   * make its tables: another `SessionMeta` over the same storage (a test's) would go unseen.
+   * (`forget`), so that they are read again from what storage holds. A table not among them is
+   * looked for again when asked (`has`): one made by another hand over the same storage (a test's
+   * store, a bench's seeding) must not read as empty.
    */
   private tables: Set<string> | undefined;
 
@@ -52,7 +53,7 @@ export class SessionMeta {
 
   /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
   has(table: LazyTable): boolean {
-    return this.tableNames().has(table);
+    return this.hasTable(table);
   }
 
   /** Makes a lazy family's tables if they are not made yet: called by each write to them, in its transaction. */
@@ -181,7 +182,15 @@ export class SessionMeta {
   }
 
   private hasTables(): boolean {
-    return this.tableNames().has('meta');
+    return this.hasTable('meta');
+  }
+
+  private hasTable(name: string): boolean {
+    const names = this.tableNames();
+    if (names.has(name)) return true;
+    if (this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length === 0) return false;
+    names.add(name);
+    return true;
   }
 
   private tableNames(): Set<string> {
@@ -191,7 +200,7 @@ export class SessionMeta {
 
   private runMigrations(): void {
     const version = Number(this.get('schema_version') ?? 0);
-    // A new session gets the schema the migrations lead to, in one go (`schema.ts`).
+    // A new session makes its core tables in one go, the rest as it first writes them (`schema.ts`).
     const statements = version === 0 && SCHEMA_AT === MIGRATIONS.length ? [CORE] : MIGRATIONS.slice(version);
     for (const [index, batch] of statements.entries()) {
       // The meta table is made already. The rest of a batch goes in one `exec`: made statement by

@@ -1,17 +1,18 @@
 /**
- * The schema the migrations lead to, made in one go for a new session (`meta.ts`): replaying them
- * (their ALTERs, their data moves over empty tables) cost a new session's first turn about a
- * millisecond more (bench/PROFILE.md). `SCHEMA_AT` is how many migrations it equals; a test holds the
- * two ways to the same tables, columns, indexes and rows. A migration added without updating this
- * fails that test, and meanwhile new sessions replay the migrations, as before.
+ * The schema the migrations lead to, `CORE` and every family of `LAZY`, which a new session makes
+ * without replaying them (`meta.ts`): replaying them (their ALTERs, their data moves over empty
+ * tables) cost a new session's first turn about a millisecond more (bench/PROFILE.md). `SCHEMA_AT`
+ * is how many migrations it equals; a test holds the two ways to the same tables, columns, indexes
+ * and rows. A migration added without updating this fails that test, and meanwhile new sessions
+ * replay the migrations, as before.
  *
  * A new session makes only `CORE`, the tables every turn reads and writes before its first event.
  * Each family of `LAZY` is made by the first write that needs it, in that write's transaction
  * (`SessionMeta.ensure`), and until then a read of it answers as its empty table would, without a
- * statement (`SessionMeta.has`): a plain first turn made sixteen statements more, about a
- * millisecond on its first event (bench/PROFILE.md, "A new session's tables, made when first
- * written"). So a migration that changes a lazy family's table must change it where it exists only,
- * and change its statements here, which is how the sessions that have not made it yet will.
+ * statement (`SessionMeta.has`): made with the rest, they held a new session's first event about a
+ * millisecond (bench/PROFILE.md, "A new session made lean"). So a migration that changes a lazy
+ * family's table must change it only where it exists, and change its statements here, which is how
+ * the sessions that have not made it yet will make it.
  */
 export const SCHEMA_AT = 11;
 

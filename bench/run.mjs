@@ -26,7 +26,7 @@ const workerd = await run('npx', ['vitest', 'run', '--config', 'bench/vitest.ben
 const bundle = join(mkdtempSync(join(tmpdir(), 'bench-')), 'cpu-per-event.mjs');
 const built = await run('npx', ['esbuild', 'bench/cpu-per-event.ts', '--bundle', '--platform=node', '--format=esm', `--outfile=${bundle}`, '--log-level=warning'], 60_000);
 const node = built.code === 0 ? await run('node', [bundle], 60_000) : built;
-const e2e = await run('node', ['bench/e2e.mjs'], 230_000);
+const e2e = await run('node', ['bench/e2e.mjs'], 350_000);
 const startup = await run('node', ['bench/startup.mjs'], 120_000);
 const output = workerd.output + node.output + e2e.output + startup.output;
 const code = workerd.code || node.code || e2e.code || startup.code;

@@ -6,7 +6,7 @@
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
 import * as z from '../../lib/zod';
 import { MIGRATIONS } from './migrations';
-import { CORE, LAZY, SCHEMA_AT, type LazyTable } from './schema';
+import { CORE, LAZY, SCHEMA_AT, tableExists, type LazyTable } from './schema';
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -188,7 +188,7 @@ export class SessionMeta {
   private hasTable(name: string): boolean {
     const names = this.tableNames();
     if (names.has(name)) return true;
-    if (this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length === 0) return false;
+    if (!tableExists(this.sql, name)) return false;
     names.add(name);
     return true;
   }

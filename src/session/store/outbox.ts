@@ -4,6 +4,7 @@
  * the session's schema: it outlives the session's deletion (`deleteAll`), which it must still report.
  */
 import { reportSchema, type Report } from '../../users/reports';
+import { tableExists } from './schema';
 
 export type OutboxRow = { id: number; report: Report; attempts: number };
 
@@ -102,6 +103,6 @@ export class Outbox {
   }
 
   private hasTable(): boolean {
-    return this.ready || this.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'user_outbox'").toArray().length > 0;
+    return this.ready || tableExists(this.storage.sql, 'user_outbox');
   }
 }

@@ -210,8 +210,6 @@ export class SessionMeta {
       if (run.length > 0) this.sql.exec(run.join(';\n'));
     }
     if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
-    // Tables were made: their names are read again when next asked.
-    if (statements.length > 0) this.tables = undefined;
   }
 
   private get(key: string): string | undefined {

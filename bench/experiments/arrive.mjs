@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where a first text event's time goes on either side of the model (bench/experiments/README.md):
 // for each kind of request, when it reached the upstream's handler, when the upstream answered, and
-// when the client read the first text event, all on this process's clock (the stand-in upstream
+// when the client read the first text event and the stream's end, all on this process's clock (the stand-in upstream
 // runs here, beside the client). The kinds: the floor that stores, then reads
 // (`bench/systems/limit-do-read.js` on `/store`), the same streaming back at once with a first event
 // as ours does (`/store/early`), the reading floor that stores nothing (`/`), the least a turn does
@@ -53,24 +53,26 @@ const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.start
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {
-  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [], cpu: [] }]));
+  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [], end: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(chosen)) {
       const cpuBefore = groupRuntimeCpuNs(serverOf(kind).group);
       const started = performance.now();
       const { ttft } = await kinds[kind](round);
+      const end = performance.now() - started;
       const cpu = (groupRuntimeCpuNs(serverOf(kind).group) - cpuBefore) / 1e6;
       if (round >= 30) {
         rows[kind].arrived.push(upstream.last.arrived - started);
         rows[kind].answered.push(upstream.last.answered - started);
         rows[kind].text.push(ttft);
+        rows[kind].end.push(end);
         rows[kind].cpu.push(cpu);
       }
       if (process.env.PAUSE_MS) await new Promise((done) => setTimeout(done, Number(process.env.PAUSE_MS)));
     }
   }
   for (const [kind, row] of Object.entries(rows)) {
-    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, runtime CPU ${round(median(row.cpu))} ms`);
+    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
   }
 } finally {
   clearTimeout(guard);

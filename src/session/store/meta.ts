@@ -6,7 +6,7 @@
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
 import * as z from '../../lib/zod';
 import { MIGRATIONS } from './migrations';
-import { CORE, LAZY, SCHEMA_AT, tableExists, type LazyTable } from './schema';
+import { CORE, LAZY, SCHEMA_AT, type LazyTable } from './schema';
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -18,16 +18,19 @@ const usageSchema = z.object({
 
 const forkedFromSchema = z.strictObject({ sessionId: z.string(), messageId: z.string() });
 
+/**
+ * The names of the tables a storage holds, read in one statement when first asked, then kept as
+ * the session makes more (`ensure`): a name not among them is a table not made. Shared by every
+ * store over the same storage (a test's or a bench's as well as the object's own), so that a table
+ * one of them makes is seen by all. Dropped after a rollback (`transaction`), after migrations that
+ * ran (`runMigrations`) and after a `deleteAll` (`forget`), so that they are read again from what
+ * storage holds. Looked up table by table, a family not yet made cost a query of `sqlite_master`
+ * at each read, about half a millisecond of a turn (bench/PROFILE.md, "Tables known not made").
+ */
+const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
+
 export class SessionMeta {
   private created = false;
-  /**
-   * The names of the tables the session has, read in one statement when first asked, then kept as
-   * the session makes more (`ensure`). Dropped after a rollback (`transaction`) and a `deleteAll`
-   * (`forget`), so that they are read again from what storage holds. A table not among them is
-   * looked for again when asked (`has`): one made by another hand over the same storage (a test's
-   * store, a bench's seeding) must not read as empty.
-   */
-  private tables: Set<string> | undefined;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -48,7 +51,7 @@ export class SessionMeta {
   /** After `deleteAll`: the session is gone. */
   forget(): void {
     this.created = false;
-    this.tables = undefined;
+    tablesOf.delete(this.storage);
   }
 
   /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
@@ -95,7 +98,7 @@ export class SessionMeta {
       return this.storage.transactionSync(write);
     } catch (error) {
       // Rolled back: a table made in it is not there any more.
-      this.tables = undefined;
+      tablesOf.delete(this.storage);
       throw error;
     }
   }
@@ -186,16 +189,16 @@ export class SessionMeta {
   }
 
   private hasTable(name: string): boolean {
-    const names = this.tableNames();
-    if (names.has(name)) return true;
-    if (!tableExists(this.sql, name)) return false;
-    names.add(name);
-    return true;
+    return this.tableNames().has(name);
   }
 
   private tableNames(): Set<string> {
-    this.tables ??= new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name));
-    return this.tables;
+    let names = tablesOf.get(this.storage);
+    if (!names) {
+      names = new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name));
+      tablesOf.set(this.storage, names);
+    }
+    return names;
   }
 
   private runMigrations(): void {
@@ -209,6 +212,8 @@ export class SessionMeta {
       const run = version === 0 && index === 0 ? batch.filter((statement) => !statement.startsWith('CREATE TABLE meta')) : batch;
       if (run.length > 0) this.sql.exec(run.join(';\n'));
     }
+    // The tables those statements made: read again when next asked.
+    if (statements.length > 0) tablesOf.delete(this.storage);
     if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
   }
 

@@ -9,7 +9,7 @@ import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
 import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
-import { ContextManager } from './context/context-manager';
+import { ContextManager, type Prompt } from './context/context-manager';
 import { classifyCall, executionOf, toolSpecs } from './classify-call';
 import { denialText, INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
@@ -150,15 +150,15 @@ class Turn {
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
     const quota = this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);
-    const fits = await this.context.fit(system, tools);
+    const prompt = await this.context.fit(system, tools);
     if (this.deps.signal.aborted) return this.cancelled();
-    if (!fits) return this.contextFull();
-    let result = await this.callModel(step, system, tools);
+    if (!prompt) return this.contextFull();
+    let result = await this.callModel(step, system, tools, prompt);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
       await this.context.compactHarder(system, tools);
       if (this.deps.signal.aborted) return this.cancelled();
-      result = await this.callModel(step, system, tools);
+      result = await this.callModel(step, system, tools, this.context.prepare(system, tools));
       if (!result.ok && result.error.code === 'context_overflow') return this.contextFull();
     }
     if (!result.ok) {
@@ -190,9 +190,8 @@ class Turn {
     return this.handleToolCalls(calls);
   }
 
-  private async callModel(step: number, system: string, tools: ToolSpec[]) {
-    const messages = this.context.prompt();
-    const estimatedInputTokens = this.context.estimate(system, tools, messages);
+  private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt) {
+    const { messages, estimatedTokens: estimatedInputTokens } = prompt;
     const result = await callModel({
       handle: this.deps.model,
       system,

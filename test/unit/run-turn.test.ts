@@ -1,7 +1,7 @@
 /**
  * The agent loop on its own, with a scripted provider and tools: parallel trusted calls with results
- * in call order, tool failures as results, unknown tools and bad arguments, cancellation, and the
- * promises of the event stream (one turn-start first, one turn-stop last, balanced blocks).
+ * in call order, tool failures as results, unknown tools and bad arguments, cancellation, the prompt
+ * each call is sent once the context was compacted, and the promises of the event stream (one turn-start first, one turn-stop last, balanced blocks).
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
@@ -37,7 +37,7 @@ function tool(name: string, execute: (input: any, signal: AbortSignal) => Promis
   return { name, description: name, trust, inputSchema: z.object({ ms: z.number().optional() }).passthrough(), execute: (input, context) => execute(input, context.signal) };
 }
 
-async function run(provider: ModelProvider, tools: ServerTool<any>[], options: { signal?: AbortSignal; input?: Partial<TurnInput> } = {}) {
+async function run(provider: ModelProvider, tools: ServerTool<any>[], options: { signal?: AbortSignal; input?: Partial<TurnInput>; context?: Partial<TurnDeps['context']> } = {}) {
   const events: AgentEvent[] = [];
   let ids = 0;
   const deps: TurnDeps = {
@@ -50,7 +50,7 @@ async function run(provider: ModelProvider, tools: ServerTool<any>[], options: {
     maxIterations: 5,
     toolTimeoutMs: 500,
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2, baseDelayMs: 1 },
-    context: { windowOverride: { byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000 },
+    context: { windowOverride: { byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000, ...options.context },
     newId: (prefix) => `${prefix}_${++ids}`,
     now: () => 0,
   };
@@ -274,6 +274,38 @@ describe('retries of a failed model call', () => {
     const late = scripted(() => [{ type: 'text-delta', delta: 'Hel' }, ...fail(true)]);
     expect((await run(late, [])).outcome.stopReason).toBe('error');
     expect(late.requests).toHaveLength(1);
+  });
+
+  describe('sends each answer call the prompt as it was last compacted', () => {
+    // A 1,000-token window: 750 for the prompt, compacted past 600. Twenty messages of about 100 tokens each.
+    const context = { windowOverride: { byModel: { 'test:model': 1000 } } };
+    const history = Array.from({ length: 20 }, (_, index) => ({ role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `${index} ${'word '.repeat(80)}` }));
+    const answers = (provider: { requests: ModelRequest[] }) => provider.requests.filter((request) => request.purpose === 'answer');
+    const compactions = (events: AgentEvent[]) => events.filter((event) => event.type === 'context-compacted');
+
+    it('past the budget: the summary and the messages it left, not the whole history', async () => {
+      const provider = scripted((request) => text(request.purpose === 'summary' ? 'the summary' : 'answer'));
+      const { outcome, events } = await run(provider, [], { context, input: { history } });
+      expect(outcome.stopReason).toBe('end_turn');
+      const [compacted] = compactions(events);
+      const [answer] = answers(provider);
+      expect(compacted).toBeDefined();
+      expect(answer!.messages[0]!.content).toContain('the summary');
+      expect(answer!.messages).toHaveLength(1 + history.length + 1 - compacted!.messagesSummarized);
+    });
+
+    it('after an overflow answer: the prompt compacted harder, smaller than the one that overflowed', async () => {
+      const provider = scripted((request) => {
+        if (request.purpose === 'summary') return text('the summary');
+        return answers(provider).length === 1 ? [{ type: 'error', code: 'context_overflow', message: 'too long' }] : text('answer');
+      });
+      const { outcome, events } = await run(provider, [], { context, input: { history } });
+      expect(outcome.stopReason).toBe('end_turn');
+      const [first, second] = answers(provider);
+      expect(compactions(events).map((event) => event.reason)).toEqual(['threshold', 'overflow']);
+      expect(second!.messages.length).toBeLessThan(first!.messages.length);
+      expect(second!.messages[0]!.content).toContain('the summary');
+    });
   });
 
   it('waits with exponential, jittered backoff, or as Retry-After says within a bound', () => {

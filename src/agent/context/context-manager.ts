@@ -23,6 +23,9 @@ export type ContextOptions = {
   onSummaryCall: (usage: Usage) => void;
 };
 
+/** What a model call is sent besides the system prompt and the tools, with its estimated size. */
+export type Prompt = { messages: HistoryMessage[]; estimatedTokens: number };
+
 export class ContextManager {
   private summary: Summary | undefined;
   private currentCalibration: number;
@@ -38,13 +41,13 @@ export class ContextManager {
   }
 
   /** What the model is sent: the summary of what came before, then the messages, long tool results shortened. */
-  prompt(): HistoryMessage[] {
+  private prompt(): HistoryMessage[] {
     const messages = shortenToolResults(this.messages, this.options.settings.toolResultMaxChars);
     return this.summary ? [summaryMessage(this.summary), ...messages] : messages;
   }
 
   /** The prompt's estimated size; pass the prompt when it is already built. */
-  estimate(system: string, tools: ToolSpec[], prompt = this.prompt()): number {
+  private estimate(system: string, tools: ToolSpec[], prompt = this.prompt()): number {
     return Math.ceil(estimateTokens(system, prompt, tools) * this.currentCalibration);
   }
 
@@ -58,11 +61,22 @@ export class ContextManager {
     this.currentCalibration = recalibrate(this.currentCalibration, estimated / this.currentCalibration, reportedInputTokens);
   }
 
-  /** Before a call: compacts past the budget; false when even that cannot make the prompt fit. */
-  async fit(system: string, tools: ToolSpec[]): Promise<boolean> {
-    if (this.estimate(system, tools) <= this.budget.limit) return true;
+  /** The prompt as it stands, and its estimated size. */
+  prepare(system: string, tools: ToolSpec[]): Prompt {
+    const messages = this.prompt();
+    return { messages, estimatedTokens: this.estimate(system, tools, messages) };
+  }
+
+  /**
+   * Before a call: the prompt to send, compacted first past the budget; undefined when even that
+   * cannot make it fit. The call sends the prompt measured here: built and estimated once, not again.
+   */
+  async fit(system: string, tools: ToolSpec[]): Promise<Prompt | undefined> {
+    const prompt = this.prepare(system, tools);
+    if (prompt.estimatedTokens <= this.budget.limit) return prompt;
     await this.compact(Math.floor(this.budget.limit / 2), 'threshold', system, tools);
-    return this.estimate(system, tools) <= this.budget.window - this.budget.reserve;
+    const compacted = this.prepare(system, tools);
+    return compacted.estimatedTokens <= this.budget.window - this.budget.reserve ? compacted : undefined;
   }
 
   /** After an overflow answer: compacts harder, keeping about a quarter of the budget. */

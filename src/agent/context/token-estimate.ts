@@ -13,8 +13,20 @@ const PER_MESSAGE = 4;
 export function estimateTokens(system: string, messages: HistoryMessage[], tools: ToolSpec[]): number {
   let chars = system.length;
   for (const message of messages) chars += contentChars(message) + PER_MESSAGE * CHARS_PER_TOKEN;
-  for (const tool of tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length;
+  for (const tool of tools) chars += tool.name.length + tool.description.length + schemaChars(tool.parameters);
   return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/** A server tool's schema is one object for the isolate's life: its length is counted once, not at every estimate. */
+const schemaLengths = new WeakMap<object, number>();
+
+function schemaChars(parameters: Record<string, unknown>): number {
+  let chars = schemaLengths.get(parameters);
+  if (chars === undefined) {
+    chars = JSON.stringify(parameters).length;
+    schemaLengths.set(parameters, chars);
+  }
+  return chars;
 }
 
 export function estimateMessageTokens(message: HistoryMessage): number {

@@ -1,7 +1,8 @@
 /**
  * The agent loop on its own, with a scripted provider and tools: parallel trusted calls with results
  * in call order, tool failures as results, unknown tools and bad arguments, cancellation, the prompt
- * each call is sent once the context was compacted, and the promises of the event stream (one turn-start first, one turn-stop last, balanced blocks).
+ * each call is sent once the context was compacted, and the promises of the event stream (one
+ * turn-start first, one turn-stop last, balanced blocks).
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';

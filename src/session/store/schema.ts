@@ -8,9 +8,9 @@
  *
  * A new session makes only `CORE`, the tables every turn reads and writes before its first event.
  * Each family of `LAZY` is made by the first write that needs it, in that write's transaction
- * (`SessionMeta.ensure`), and until then a read of it answers as its empty table would, after a
- * look in `sqlite_master` (`SessionMeta.has`): made with the rest, they held a new session's first
- * event about a millisecond (bench/PROFILE.md, "A new session made lean"). So a migration that
+ * (`SessionMeta.ensure`), and until then a read of it answers as its empty table would
+ * (`SessionMeta.has`, from the table names read once): made with the rest, they held a new
+ * session's first event about a millisecond (bench/PROFILE.md, "A new session made lean"). So a migration that
  * changes a lazy family's table must change it only where it exists, and change its statements
  * here, which is how the sessions that have not made it yet will make it.
  */

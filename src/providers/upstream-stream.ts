@@ -23,26 +23,26 @@ export function upstreamFailure(timer: UpstreamTimer, signal: AbortSignal): Fail
   };
 }
 
+/** How a provider's body is opened: its bytes, or the error part that stands for them. */
+export type OpenBody = () => Promise<ReadableStream<Uint8Array> | ErrorPart>;
+
 /**
  * A provider's whole stream over HTTP: `send` the request under the timeouts, then `read` its body
- * into parts. The timer is cleared however the stream ends.
+ * into parts (through `sseBatches`, which opens it and clears the timer however the stream ends).
+ * The reader's own generator is the stream, not one wrapped in another: a generator that hands on
+ * another's parts (`yield*`) cost each delta of a long answer a tenth more (bench/PROFILE.md,
+ * "Fewer hops per delta").
  */
-export async function* streamOverHttp(
+export function streamOverHttp(
   provider: string,
   signal: AbortSignal,
   timeouts: UpstreamTimeouts,
   send: (signal: AbortSignal) => Promise<Response>,
-  read: (body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart>,
+  read: (open: OpenBody, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart>,
 ): AsyncGenerator<ModelStreamPart> {
   const timer = new UpstreamTimer(timeouts, signal);
   const fail = upstreamFailure(timer, signal);
-  try {
-    const body = await openHttpStream(provider, send, timer, fail);
-    if (body instanceof ReadableStream) yield* read(body, timer, fail);
-    else yield body;
-  } finally {
-    timer.clear();
-  }
+  return read(() => openHttpStream(provider, send, timer, fail), timer, fail);
 }
 
 /** Sends an HTTP request; its streamed body, or the error part that stands for it. */
@@ -96,25 +96,28 @@ export function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Prom
 }
 
 /**
- * The SSE messages of a body. A body that breaks off or ends before the provider saw its last
- * message yields one error part (`upstream_cut`, saying what was awaited) and stops. One read of the
- * network gives many messages: they are parsed together, not passed one by one through streams.
+ * The SSE messages of a body, one batch per read of the network, once `open` gave it (or its error
+ * part, handed on as the only item). A body that breaks off or ends before the provider saw its last
+ * message yields one error part (`upstream_cut`, saying what was awaited) and stops. One read gives
+ * many messages: they are parsed together and handed on together, not one by one through streams or
+ * generators (each hop of an async generator cost every delta of a long answer more than its parse,
+ * bench/PROFILE.md, "Fewer hops per delta"). The timer is cleared however it ends.
  */
-export async function* sseMessages(
-  body: ReadableStream<Uint8Array>,
-  timer: UpstreamTimer,
-  fail: Fail,
-  provider: string,
-  awaited: string,
-): AsyncGenerator<SseMessage | ErrorPart> {
-  const reader = bodyReader(body);
-  // A body that ignores the abort still ends: the cancel ends the pending read.
-  const stop = () => void reader.cancel().catch(() => {});
-  timer.signal.addEventListener('abort', stop, { once: true });
-  const decoder = new TextDecoder();
-  let parsed: SseMessage[] = [];
-  const parser = createParser({ onEvent: ({ event, data }) => void parsed.push({ event, data }) });
+export async function* sseBatches(open: OpenBody, timer: UpstreamTimer, fail: Fail, provider: string, awaited: string): AsyncGenerator<SseMessage[] | ErrorPart> {
+  let stop = () => {};
   try {
+    const body = await open();
+    if (!(body instanceof ReadableStream)) {
+      yield body;
+      return;
+    }
+    const reader = bodyReader(body);
+    // A body that ignores the abort still ends: the cancel ends the pending read.
+    stop = () => void reader.cancel().catch(() => {});
+    timer.signal.addEventListener('abort', stop, { once: true });
+    const decoder = new TextDecoder();
+    let parsed: SseMessage[] = [];
+    const parser = createParser({ onEvent: ({ event, data }) => void parsed.push({ event, data }) });
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -131,14 +134,16 @@ export async function* sseMessages(
       }
       timer.alive();
       parser.feed(decoder.decode(next.value, { stream: true }));
+      if (parsed.length === 0) continue;
       const messages = parsed;
       parsed = [];
-      for (const message of messages) yield message;
+      yield messages;
     }
   } finally {
     timer.signal.removeEventListener('abort', stop);
     stop();
+    timer.clear();
   }
 }
 
-export const isErrorPart = (message: SseMessage | ErrorPart): message is ErrorPart => 'type' in message;
+export const isErrorPart = (batch: SseMessage[] | ErrorPart): batch is ErrorPart => 'type' in batch;

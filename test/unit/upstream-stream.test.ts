@@ -1,12 +1,13 @@
 /**
- * Reading a model's SSE body (`sseMessages`): a byte stream, as the runtime's fetch gives, is read in
+ * Reading a model's SSE body (`sseBatches`): a byte stream, as the runtime's fetch gives, is read in
  * large reads into one buffer used again (bench/PROFILE.md, "What reading costs"); a stream made in
  * JavaScript is read as it comes. Either way, however the bytes are cut (inside an event, inside a
- * character of several bytes), the same messages come out, and a body that ends early says so.
+ * character of several bytes), the same messages come out, one batch per read, and a body that ends
+ * early says so. Its timer is cleared however it ends.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyReader, isErrorPart, sseMessages, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
+import { bodyReader, isErrorPart, sseBatches, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
 import { UpstreamTimer } from '../../src/providers/upstream-timer';
 
 const TEXT = ['data: {"a":"héllo"}', 'event: delta\ndata: {"b":"wörld ✓ 𝄞"}', 'data: [DONE]'].map((event) => `${event}\n\n`).join('');
@@ -37,9 +38,13 @@ async function read(stream: ReadableStream<Uint8Array>): Promise<{ messages: Sse
   const messages: SseMessage[] = [];
   const errors: string[] = [];
   try {
-    for await (const message of sseMessages(stream, timer, upstreamFailure(timer, signal), 'test', 'its [DONE]')) {
-      if (isErrorPart(message)) errors.push(message.message);
-      else messages.push(message);
+    for await (const batch of sseBatches(async () => stream, timer, upstreamFailure(timer, signal), 'test', 'its [DONE]')) {
+      if (isErrorPart(batch)) errors.push(batch.message);
+      else {
+        // A read that completes no message hands on nothing.
+        expect(batch.length).toBeGreaterThan(0);
+        messages.push(...batch);
+      }
     }
   } finally {
     timer.clear();
@@ -47,7 +52,7 @@ async function read(stream: ReadableStream<Uint8Array>): Promise<{ messages: Sse
   return { messages, errors };
 }
 
-describe('sseMessages', () => {
+describe('sseBatches', () => {
   it('reads the same messages from a byte stream and from a plain one, however the bytes are cut', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), async (cuts, asBytes) => {
@@ -57,6 +62,31 @@ describe('sseMessages', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('hands on the error part its body was opened to, as its only item, and clears the timer', async () => {
+    const signal = new AbortController().signal;
+    const timer = new UpstreamTimer({ connectMs: 20, firstByteMs: 20, idleMs: 20 }, signal);
+    const fail = upstreamFailure(timer, signal);
+    const items = [];
+    for await (const item of sseBatches(async () => fail('upstream_unreachable', 'unreachable', true), timer, fail, 'test', 'its [DONE]')) items.push(item);
+    expect(items).toEqual([{ type: 'error', code: 'upstream_unreachable', message: 'unreachable', retryable: true }]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(timer.fired).toBe(false);
+  });
+
+  it('clears the timer when its reader stops early: the timeout never fires after it', async () => {
+    const signal = new AbortController().signal;
+    const timer = new UpstreamTimer({ connectMs: 20, firstByteMs: 20, idleMs: 20 }, signal);
+    // A body that sends one message, then nothing, and never ends.
+    const stream = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('data: {}\n\n')) });
+    for await (const batch of sseBatches(async () => stream, timer, upstreamFailure(timer, signal), 'test', 'its [DONE]')) {
+      expect(batch).toEqual([{ event: undefined, data: '{}' }]);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(timer.fired).toBe(false);
+    expect(timer.signal.aborted).toBe(false);
   });
 
   it('reads a body longer than one read, the buffer used again, byte for byte', async () => {

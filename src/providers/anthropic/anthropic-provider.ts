@@ -8,7 +8,7 @@
  */
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';
+import { isErrorPart, sseBatches, streamOverHttp, type Fail, type OpenBody } from '../upstream-stream';
 import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
@@ -66,69 +66,71 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, readEvents);
 }
 
-async function* readEvents(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readEvents(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let reported: AnthropicUsage = {};
   let stopReason: string | null | undefined;
-  for await (const message of sseMessages(body, timer, fail, 'anthropic', 'message_stop')) {
-    if (isErrorPart(message)) {
-      yield message;
+  for await (const batch of sseBatches(open, timer, fail, 'anthropic', 'message_stop')) {
+    if (isErrorPart(batch)) {
+      yield batch;
       return;
     }
-    let parsed: ReturnType<typeof streamEventSchema.safeParse>;
-    try {
-      parsed = streamEventSchema.safeParse(JSON.parse(message.data));
-    } catch {
-      console.error('anthropic: event is not JSON', message.data.slice(0, 500));
-      yield fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
-      return;
-    }
-    if (!parsed.success) continue; // an event type this adapter does not know yet
-    const event = parsed.data;
-    switch (event.type) {
-      case 'message_start':
-        reported = { ...reported, ...withoutNulls(event.message.usage) };
-        break;
-      case 'content_block_start': {
-        const block = event.content_block;
-        if (block.type === 'tool_use') {
-          yield { type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
-        } else if (block.type === 'redacted_thinking' && block.data) {
-          yield { type: 'redacted-thinking', data: block.data };
-        }
-        break;
+    for (const message of batch) {
+      let parsed: ReturnType<typeof streamEventSchema.safeParse>;
+      try {
+        parsed = streamEventSchema.safeParse(JSON.parse(message.data));
+      } catch {
+        console.error('anthropic: event is not JSON', message.data.slice(0, 500));
+        yield fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
+        return;
       }
-      case 'content_block_delta': {
-        const delta = event.delta;
-        if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
-        else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'thinking-delta', delta: delta.thinking };
-        else if (delta.type === 'signature_delta' && delta.signature) yield { type: 'thinking-signature', signature: delta.signature };
-        else if (delta.type === 'input_json_delta' && delta.partial_json) {
-          yield { type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json };
+      if (!parsed.success) continue; // an event type this adapter does not know yet
+      const event = parsed.data;
+      switch (event.type) {
+        case 'message_start':
+          reported = { ...reported, ...withoutNulls(event.message.usage) };
+          break;
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block.type === 'tool_use') {
+            yield { type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
+          } else if (block.type === 'redacted_thinking' && block.data) {
+            yield { type: 'redacted-thinking', data: block.data };
+          }
+          break;
         }
-        break;
-      }
-      case 'content_block_stop':
-        yield { type: 'block-end' };
-        break;
-      case 'message_delta':
-        stopReason = event.delta.stop_reason ?? stopReason;
-        reported = { ...reported, ...withoutNulls(event.usage) };
-        break;
-      case 'message_stop':
-        yield { type: 'usage', usage: mapUsage(reported) };
-        if (stopReason === 'model_context_window_exceeded') {
-          yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
+        case 'content_block_delta': {
+          const delta = event.delta;
+          if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
+          else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'thinking-delta', delta: delta.thinking };
+          else if (delta.type === 'signature_delta' && delta.signature) yield { type: 'thinking-signature', signature: delta.signature };
+          else if (delta.type === 'input_json_delta' && delta.partial_json) {
+            yield { type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json };
+          }
+          break;
+        }
+        case 'content_block_stop':
+          yield { type: 'block-end' };
+          break;
+        case 'message_delta':
+          stopReason = event.delta.stop_reason ?? stopReason;
+          reported = { ...reported, ...withoutNulls(event.usage) };
+          break;
+        case 'message_stop':
+          yield { type: 'usage', usage: mapUsage(reported) };
+          if (stopReason === 'model_context_window_exceeded') {
+            yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
+            return;
+          }
+          yield { type: 'finish', reason: mapStopReason(stopReason) };
+          return;
+        case 'ping':
+          break;
+        case 'error': {
+          console.error('anthropic: error event', event.error);
+          const retryable = RETRYABLE_ERRORS.has(event.error.type);
+          yield { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
           return;
         }
-        yield { type: 'finish', reason: mapStopReason(stopReason) };
-        return;
-      case 'ping':
-        break;
-      case 'error': {
-        console.error('anthropic: error event', event.error);
-        const retryable = RETRYABLE_ERRORS.has(event.error.type);
-        yield { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
-        return;
       }
     }
   }

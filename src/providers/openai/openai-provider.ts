@@ -8,7 +8,7 @@
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import type { ErrorPart } from '../upstream-errors';
-import { isErrorPart, sseMessages, streamOverHttp, type Fail } from '../upstream-stream';
+import { isErrorPart, sseBatches, streamOverHttp, type Fail, type OpenBody } from '../upstream-stream';
 import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
@@ -55,65 +55,67 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
   return streamOverHttp('openai', request.signal, options.timeouts, send, readChunks);
 }
 
-async function* readChunks(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
   let refused = false;
-  for await (const message of sseMessages(body, timer, fail, 'openai', '[DONE]')) {
-    if (isErrorPart(message)) {
-      yield message;
+  for await (const batch of sseBatches(open, timer, fail, 'openai', '[DONE]')) {
+    if (isErrorPart(batch)) {
+      yield batch;
       return;
     }
-    const { event, data } = message;
-    if (event === 'error') {
-      yield upstreamError(data);
-      return;
-    }
-    if (data.trim() === '[DONE]') {
-      yield refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
-      return;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      console.error('openai: chunk is not JSON', data.slice(0, 500));
-      yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
-      return;
-    }
-    const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
-    if (!chunk) {
-      console.error('openai: unexpected chunk', data.slice(0, 500));
-      yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
-      return;
-    }
-    if (chunk.error) {
-      // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
-      console.error('openai: error in chunk', chunk.error);
-      if (!finish) {
-        yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
+    for (const message of batch) {
+      const { event, data } = message;
+      if (event === 'error') {
+        yield upstreamError(data);
         return;
       }
-    }
-    if (chunk.usage) yield { type: 'usage', usage: mapUsage(chunk.usage) };
-    for (const choice of chunk.choices ?? []) {
-      const delta = choice.delta;
-      if (delta?.reasoning_content) yield { type: 'thinking-delta', delta: delta.reasoning_content };
-      else if (delta?.reasoning) yield { type: 'thinking-delta', delta: delta.reasoning };
-      if (delta?.content) yield { type: 'text-delta', delta: delta.content };
-      if (delta?.refusal) {
-        refused = true;
-        yield { type: 'text-delta', delta: delta.refusal };
+      if (data.trim() === '[DONE]') {
+        yield refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
+        return;
       }
-      for (const call of delta?.tool_calls ?? []) {
-        yield {
-          type: 'tool-call-delta',
-          index: call.index ?? 0,
-          ...(call.id ? { id: call.id } : {}),
-          ...(call.function?.name ? { name: call.function.name } : {}),
-          argumentsDelta: call.function?.arguments ?? '',
-        };
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch {
+        console.error('openai: chunk is not JSON', data.slice(0, 500));
+        yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
+        return;
       }
-      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+      const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
+      if (!chunk) {
+        console.error('openai: unexpected chunk', data.slice(0, 500));
+        yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
+        return;
+      }
+      if (chunk.error) {
+        // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
+        console.error('openai: error in chunk', chunk.error);
+        if (!finish) {
+          yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
+          return;
+        }
+      }
+      if (chunk.usage) yield { type: 'usage', usage: mapUsage(chunk.usage) };
+      for (const choice of chunk.choices ?? []) {
+        const delta = choice.delta;
+        if (delta?.reasoning_content) yield { type: 'thinking-delta', delta: delta.reasoning_content };
+        else if (delta?.reasoning) yield { type: 'thinking-delta', delta: delta.reasoning };
+        if (delta?.content) yield { type: 'text-delta', delta: delta.content };
+        if (delta?.refusal) {
+          refused = true;
+          yield { type: 'text-delta', delta: delta.refusal };
+        }
+        for (const call of delta?.tool_calls ?? []) {
+          yield {
+            type: 'tool-call-delta',
+            index: call.index ?? 0,
+            ...(call.id ? { id: call.id } : {}),
+            ...(call.function?.name ? { name: call.function.name } : {}),
+            argumentsDelta: call.function?.arguments ?? '',
+          };
+        }
+        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+      }
     }
   }
 }

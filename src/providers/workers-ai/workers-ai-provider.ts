@@ -8,7 +8,7 @@ import { plainText, type HistoryMessage } from '../../api/content';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { isErrorPart, sseMessages, upstreamFailure, type Fail } from '../upstream-stream';
+import { isErrorPart, sseBatches, upstreamFailure, type Fail, type OpenBody } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
 import { aiChunkSchema, type AiToolCall } from './chunk-schema';
 
@@ -32,72 +32,69 @@ export function buildInputs(request: ModelRequest, maxTokens: number): Record<st
   return inputs;
 }
 
-async function* streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart> {
+function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart> {
   const timer = new UpstreamTimer(options.timeouts, request.signal);
   const fail = upstreamFailure(timer, request.signal);
-  try {
+  const open: OpenBody = async () => {
     let output: unknown;
     try {
       output = await timer.race(options.ai.run(request.model, buildInputs(request, options.maxTokens)));
     } catch (cause) {
       if (!timer.signal.aborted) console.error('workers-ai: run failed', cause);
-      yield fail('upstream_error', 'Workers AI could not run the model.', true);
-      return;
+      return fail('upstream_error', 'Workers AI could not run the model.', true);
     }
-    if (!(output instanceof ReadableStream)) {
-      yield fail('upstream_invalid', 'Workers AI did not answer with a stream.', false);
-      return;
-    }
+    if (!(output instanceof ReadableStream)) return fail('upstream_invalid', 'Workers AI did not answer with a stream.', false);
     timer.enter('first-byte');
-    yield* readChunks(output as ReadableStream<Uint8Array>, timer, fail);
-  } finally {
-    timer.clear();
-  }
+    return output as ReadableStream<Uint8Array>;
+  };
+  return readChunks(open, timer, fail);
 }
 
-async function* readChunks(body: ReadableStream<Uint8Array>, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
-  for await (const message of sseMessages(body, timer, fail, 'workers-ai', '[DONE]')) {
-    if (isErrorPart(message)) {
-      yield message;
+  for await (const batch of sseBatches(open, timer, fail, 'workers-ai', '[DONE]')) {
+    if (isErrorPart(batch)) {
+      yield batch;
       return;
     }
-    if (message.data.trim() === '[DONE]') {
-      yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
-      return;
-    }
-    let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
-    try {
-      parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
-    } catch {
-      yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
-      return;
-    }
-    if (!parsed.success) {
-      console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
-      yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
-      return;
-    }
-    const chunk = parsed.data;
-    if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
-      yield { type: 'text-delta', delta: String(chunk.response) };
-    }
-    for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
-    for (const choice of chunk.choices ?? []) {
-      if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
-      if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
-      for (const call of choice.delta?.tool_calls ?? []) {
-        toolCalls++;
-        yield toolCallPart(call, call.index ?? 0);
+    for (const message of batch) {
+      if (message.data.trim() === '[DONE]') {
+        yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
+        return;
       }
-      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
-    }
-    if (chunk.usage) {
-      const usage: { inputTokens?: number; outputTokens?: number } = {};
-      if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
-      if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
-      yield { type: 'usage', usage };
+      let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
+      try {
+        parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
+      } catch {
+        yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
+        return;
+      }
+      if (!parsed.success) {
+        console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
+        yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
+        return;
+      }
+      const chunk = parsed.data;
+      if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
+        yield { type: 'text-delta', delta: String(chunk.response) };
+      }
+      for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
+      for (const choice of chunk.choices ?? []) {
+        if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
+        if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
+        for (const call of choice.delta?.tool_calls ?? []) {
+          toolCalls++;
+          yield toolCallPart(call, call.index ?? 0);
+        }
+        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+      }
+      if (chunk.usage) {
+        const usage: { inputTokens?: number; outputTokens?: number } = {};
+        if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
+        if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
+        yield { type: 'usage', usage };
+      }
     }
   }
 }

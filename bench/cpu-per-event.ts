@@ -1,7 +1,8 @@
 /**
  * CPU per event of the platform-free core, in Node (`process.cpuUsage`): the agent loop alone, and
  * the loop with each encoder (and its framing) listening. A scripted provider streams
- * 20,000 text deltas; every figure is the median of repeated runs. Prints one `BENCH {json}` line.
+ * 20,000 text deltas, in batches as a network's reads bring them; every figure is the median of
+ * repeated runs. Prints one `BENCH {json}` line.
  */
 import type { AgentEvent } from '../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../src/agent/retry-policy';
@@ -24,10 +25,15 @@ const DELTAS = 20_000;
 const RUNS = 7;
 
 const provider: ModelProvider = {
+  // In batches of 400 deltas, about what one 64 KiB read of a real answer holds.
   async *stream() {
-    for (let index = 0; index < DELTAS; index++) yield { type: 'text-delta', delta: `word${index % 100} ` } satisfies ModelStreamPart;
-    yield { type: 'usage', usage: { inputTokens: 10, outputTokens: DELTAS } };
-    yield { type: 'finish', reason: 'end_turn' };
+    for (let start = 0; start < DELTAS; start += 400) {
+      yield Array.from({ length: Math.min(400, DELTAS - start) }, (_, offset): ModelStreamPart => ({ type: 'text-delta', delta: `word${(start + offset) % 100} ` }));
+    }
+    yield [
+      { type: 'usage', usage: { inputTokens: 10, outputTokens: DELTAS } },
+      { type: 'finish', reason: 'end_turn' },
+    ];
   },
 };
 

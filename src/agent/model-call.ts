@@ -92,16 +92,18 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     let output = false;
     let failure: Extract<ModelStreamPart, { type: 'error' }> | undefined;
     try {
-      for await (const part of handle.provider.stream(request)) {
-        if (part.type === 'error') {
-          failure = part;
-          break;
-        }
-        if (part.type === 'finish') finishReason = part.reason;
-        else if (part.type === 'usage') usage = { ...usage, ...part.usage };
-        else {
-          output = true;
-          assembler.push(part);
+      reading: for await (const parts of handle.provider.stream(request)) {
+        for (const part of parts) {
+          if (part.type === 'error') {
+            failure = part;
+            break reading;
+          }
+          if (part.type === 'finish') finishReason = part.reason;
+          else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+          else {
+            output = true;
+            assembler.push(part);
+          }
         }
       }
     } catch (cause) {

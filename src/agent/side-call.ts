@@ -13,12 +13,14 @@ export async function sideCall(handle: ModelHandle, purpose: ModelPurpose, syste
   let text = '';
   let usage = emptyUsage();
   try {
-    for await (const part of handle.provider.stream({ model: handle.model, purpose, system, messages: [{ role: 'user', content: prompt }], tools: [], signal })) {
-      if (part.type === 'text-delta') text += part.delta;
-      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
-      else if (part.type === 'error') return { ok: false, error: { code: part.code, message: part.message }, usage };
-      else if (part.type === 'finish') {
-        return text.trim() ? { ok: true, text: text.trim(), usage } : { ok: false, error: { code: 'empty_answer', message: 'The model gave an empty answer.' }, usage };
+    for await (const parts of handle.provider.stream({ model: handle.model, purpose, system, messages: [{ role: 'user', content: prompt }], tools: [], signal })) {
+      for (const part of parts) {
+        if (part.type === 'text-delta') text += part.delta;
+        else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+        else if (part.type === 'error') return { ok: false, error: { code: part.code, message: part.message }, usage };
+        else if (part.type === 'finish') {
+          return text.trim() ? { ok: true, text: text.trim(), usage } : { ok: false, error: { code: 'empty_answer', message: 'The model gave an empty answer.' }, usage };
+        }
       }
     }
   } catch (cause) {

@@ -2,9 +2,12 @@
  * What the agent loop needs from a model provider. Platform-free: providers take `fetch` and an
  * `AbortSignal`, never `env` or a Request.
  *
- * The written contract of `stream()`: it never throws and never rejects. Every failure, before or
- * after the first byte, arrives as one `error` part and ends the stream; a stream that ends without
- * `finish` or `error` is treated by the loop as cut.
+ * The written contract of `stream()`: it never throws and never rejects. It yields its parts in
+ * batches, in order: the parts of one network read together, never an empty batch (a long answer's
+ * reads hold hundreds of deltas, and each item an async iterator hands on costs more than handling a
+ * delta, bench/PROFILE.md, "Fewer hops per delta"). Every failure, before or after the first byte,
+ * arrives as one `error` part that is the last part of its batch and ends the stream; a stream that
+ * ends without `finish` or `error` is treated by the loop as cut.
  */
 import type { HistoryMessage } from '../api/content';
 import type { FinishReason, ModelPurpose, Usage } from './vocabulary';
@@ -50,7 +53,7 @@ export type ModelStreamPart =
   | { type: 'error'; code: string; message: string; retryable?: boolean; retryAfterMs?: number };
 
 export interface ModelProvider {
-  stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart[]>;
 }
 
 /** A provider bound to one of its models: what a turn runs on. */

@@ -38,8 +38,8 @@ export function streamOverHttp(
   signal: AbortSignal,
   timeouts: UpstreamTimeouts,
   send: (signal: AbortSignal) => Promise<Response>,
-  read: (open: OpenBody, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart>,
-): AsyncGenerator<ModelStreamPart> {
+  read: (open: OpenBody, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart[]>,
+): AsyncGenerator<ModelStreamPart[]> {
   const timer = new UpstreamTimer(timeouts, signal);
   const fail = upstreamFailure(timer, signal);
   return read(() => openHttpStream(provider, send, timer, fail), timer, fail);

@@ -164,7 +164,7 @@ describe('openai adapter x recorded streams', () => {
       },
     });
     const parts: ModelStreamPart[] = [];
-    for await (const part of provider.stream({ model: 'm', system: '', messages: [], tools: [], signal: new AbortController().signal })) parts.push(part);
+    for await (const batch of provider.stream({ model: 'm', system: '', messages: [], tools: [], signal: new AbortController().signal })) parts.push(...batch);
     expect(parts).toEqual([{ type: 'error', code: 'upstream_unreachable', message: 'The model server could not be reached.', retryable: true }]);
   });
 });

@@ -1,9 +1,14 @@
-/** Feeds a recorded stream to a provider (as its fetch's response body) and runs one model call. */
+/**
+ * Feeds a recorded stream to a provider (as its fetch's response body) and runs one model call,
+ * holding the provider to its contract (`src/providers/types.ts`) on the way: no empty batch, and an
+ * error part only as the last part of the last batch.
+ */
+import { expect } from 'vitest';
 import { callModel, type ModelCallResult } from '../../src/agent/model-call';
 import type { AgentEvent } from '../../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import type { HistoryMessage } from '../../src/api/content';
-import type { ModelProvider } from '../../src/providers/types';
+import type { ModelProvider, ModelStreamPart } from '../../src/providers/types';
 
 export function serve(body: string | ReadableStream<Uint8Array>, status = 200): typeof fetch {
   return async () => new Response(body, { status, headers: { 'content-type': 'text/event-stream' } });
@@ -16,7 +21,7 @@ export async function replayThrough(
   const events: AgentEvent[] = [];
   let ids = 0;
   const result = await callModel({
-    handle: { id: 'test:model', model: 'model', provider },
+    handle: { id: 'test:model', model: 'model', provider: { stream: (request) => heldToContract(provider.stream(request)) } },
     system: 'sys',
     messages,
     tools: [],
@@ -33,6 +38,20 @@ export async function replayThrough(
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
   const thinking = events.flatMap((e) => (e.type === 'thinking-delta' ? [e.delta] : [])).join('');
   return { result, events, text, thinking };
+}
+
+async function* heldToContract(batches: AsyncIterable<ModelStreamPart[]>): AsyncGenerator<ModelStreamPart[]> {
+  let ended = false;
+  for await (const batch of batches) {
+    expect(ended, 'no batch after an error part').toBe(false);
+    expect(batch.length, 'no empty batch').toBeGreaterThan(0);
+    const at = batch.findIndex((part) => part.type === 'error');
+    if (at !== -1) {
+      expect(at, 'an error part is the last of its batch').toBe(batch.length - 1);
+      ended = true;
+    }
+    yield batch;
+  }
 }
 
 /** Every block opened is closed, once, before the call ends. */

@@ -21,7 +21,8 @@ function scripted(script: Script): ModelProvider & { requests: ModelRequest[] } 
     requests,
     async *stream(request) {
       requests.push(structuredClone({ ...request, signal: undefined }) as unknown as ModelRequest);
-      for (const part of await script(request, requests.length)) yield part;
+      const parts = await script(request, requests.length);
+      if (parts.length > 0) yield parts;
     },
   };
 }
@@ -156,13 +157,15 @@ describe('the agent loop', () => {
     const controller = new AbortController();
     const provider: ModelProvider = {
       async *stream(request) {
-        yield { type: 'thinking-delta', delta: 'plotting' };
-        yield { type: 'text-delta', delta: 'Once upon' };
-        yield { type: 'tool-call-delta', index: 0, id: 'call_x', name: 'wait', argumentsDelta: '{"ms":' };
+        yield [
+          { type: 'thinking-delta', delta: 'plotting' },
+          { type: 'text-delta', delta: 'Once upon' },
+          { type: 'tool-call-delta', index: 0, id: 'call_x', name: 'wait', argumentsDelta: '{"ms":' },
+        ];
         controller.abort();
         await sleep(1);
         if (request.signal.aborted) return;
-        yield { type: 'finish', reason: 'end_turn' };
+        yield [{ type: 'finish', reason: 'end_turn' }];
       },
     };
     const { outcome, events } = await run(provider, [], { signal: controller.signal });
@@ -176,8 +179,10 @@ describe('the agent loop', () => {
   it('on a failure mid-stream: keeps nothing of the call', async () => {
     const provider: ModelProvider = {
       async *stream() {
-        yield { type: 'text-delta', delta: 'Once upon' };
-        yield { type: 'error', code: 'upstream_error', message: 'boom' };
+        yield [
+          { type: 'text-delta', delta: 'Once upon' },
+          { type: 'error', code: 'upstream_error', message: 'boom' },
+        ];
       },
     };
     const { outcome, events } = await run(provider, []);

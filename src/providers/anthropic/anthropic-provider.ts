@@ -50,7 +50,7 @@ export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicP
   return body;
 }
 
-function streamMessages(request: ModelRequest, options: AnthropicProviderOptions): AsyncGenerator<ModelStreamPart> {
+function streamMessages(request: ModelRequest, options: AnthropicProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const send = (signal: AbortSignal) =>
     (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, {
       method: 'POST',
@@ -66,21 +66,23 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, readEvents);
 }
 
-async function* readEvents(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readEvents(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
   let reported: AnthropicUsage = {};
   let stopReason: string | null | undefined;
   for await (const batch of sseBatches(open, timer, fail, 'anthropic', 'message_stop')) {
     if (isErrorPart(batch)) {
-      yield batch;
+      yield [batch];
       return;
     }
+    const parts: ModelStreamPart[] = [];
     for (const message of batch) {
       let parsed: ReturnType<typeof streamEventSchema.safeParse>;
       try {
         parsed = streamEventSchema.safeParse(JSON.parse(message.data));
       } catch {
         console.error('anthropic: event is not JSON', message.data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
+        parts.push(fail('upstream_invalid', 'The model server sent an event that is not JSON.', false));
+        yield parts;
         return;
       }
       if (!parsed.success) continue; // an event type this adapter does not know yet
@@ -92,47 +94,51 @@ async function* readEvents(open: OpenBody, timer: UpstreamTimer, fail: Fail): As
         case 'content_block_start': {
           const block = event.content_block;
           if (block.type === 'tool_use') {
-            yield { type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
+            parts.push({ type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
           } else if (block.type === 'redacted_thinking' && block.data) {
-            yield { type: 'redacted-thinking', data: block.data };
+            parts.push({ type: 'redacted-thinking', data: block.data });
           }
           break;
         }
         case 'content_block_delta': {
           const delta = event.delta;
-          if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
-          else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'thinking-delta', delta: delta.thinking };
-          else if (delta.type === 'signature_delta' && delta.signature) yield { type: 'thinking-signature', signature: delta.signature };
+          if (delta.type === 'text_delta' && delta.text) parts.push({ type: 'text-delta', delta: delta.text });
+          else if (delta.type === 'thinking_delta' && delta.thinking) parts.push({ type: 'thinking-delta', delta: delta.thinking });
+          else if (delta.type === 'signature_delta' && delta.signature) parts.push({ type: 'thinking-signature', signature: delta.signature });
           else if (delta.type === 'input_json_delta' && delta.partial_json) {
-            yield { type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json };
+            parts.push({ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json });
           }
           break;
         }
         case 'content_block_stop':
-          yield { type: 'block-end' };
+          parts.push({ type: 'block-end' });
           break;
         case 'message_delta':
           stopReason = event.delta.stop_reason ?? stopReason;
           reported = { ...reported, ...withoutNulls(event.usage) };
           break;
         case 'message_stop':
-          yield { type: 'usage', usage: mapUsage(reported) };
+          parts.push({ type: 'usage', usage: mapUsage(reported) });
           if (stopReason === 'model_context_window_exceeded') {
-            yield { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
+            parts.push({ type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' });
+            yield parts;
             return;
           }
-          yield { type: 'finish', reason: mapStopReason(stopReason) };
+          parts.push({ type: 'finish', reason: mapStopReason(stopReason) });
+          yield parts;
           return;
         case 'ping':
           break;
         case 'error': {
           console.error('anthropic: error event', event.error);
           const retryable = RETRYABLE_ERRORS.has(event.error.type);
-          yield { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
+          parts.push({ type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable });
+          yield parts;
           return;
         }
       }
     }
+    if (parts.length > 0) yield parts;
   }
 }
 

@@ -8,10 +8,15 @@ import { lastUserText, planForUserText, summarizeConversation, summarizeToolResu
 export const DEMO_MODEL_ID = 'demo:demo';
 
 export function createDemoProvider(): ModelProvider {
-  return { stream: streamDemo };
+  // Nothing of the demo's answer waits for anything: it comes as one batch, as one network read would.
+  return {
+    async *stream(request) {
+      yield [...demoParts(request)];
+    },
+  };
 }
 
-async function* streamDemo(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+function* demoParts(request: ModelRequest): Generator<ModelStreamPart> {
   const offered = new Set(request.tools.map((tool) => tool.name));
   const plan = planFor(request, offered);
   const inputChars = request.system.length + JSON.stringify(request.messages).length;

@@ -40,7 +40,7 @@ export function buildRequestBody(request: ModelRequest) {
   return body;
 }
 
-function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart> {
+function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const send = (signal: AbortSignal) =>
     (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
@@ -55,22 +55,25 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
   return streamOverHttp('openai', request.signal, options.timeouts, send, readChunks);
 }
 
-async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
   let finish: ModelStreamPart | undefined;
   let refused = false;
   for await (const batch of sseBatches(open, timer, fail, 'openai', '[DONE]')) {
     if (isErrorPart(batch)) {
-      yield batch;
+      yield [batch];
       return;
     }
+    const parts: ModelStreamPart[] = [];
     for (const message of batch) {
       const { event, data } = message;
       if (event === 'error') {
-        yield upstreamError(data);
+        parts.push(upstreamError(data));
+        yield parts;
         return;
       }
       if (data.trim() === '[DONE]') {
-        yield refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
+        parts.push(refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' }));
+        yield parts;
         return;
       }
       let json: unknown;
@@ -78,45 +81,49 @@ async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): As
         json = JSON.parse(data);
       } catch {
         console.error('openai: chunk is not JSON', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
+        parts.push(fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false));
+        yield parts;
         return;
       }
       const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
       if (!chunk) {
         console.error('openai: unexpected chunk', data.slice(0, 500));
-        yield fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
+        parts.push(fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false));
+        yield parts;
         return;
       }
       if (chunk.error) {
         // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
         console.error('openai: error in chunk', chunk.error);
         if (!finish) {
-          yield fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
+          parts.push(fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false));
+          yield parts;
           return;
         }
       }
-      if (chunk.usage) yield { type: 'usage', usage: mapUsage(chunk.usage) };
+      if (chunk.usage) parts.push({ type: 'usage', usage: mapUsage(chunk.usage) });
       for (const choice of chunk.choices ?? []) {
         const delta = choice.delta;
-        if (delta?.reasoning_content) yield { type: 'thinking-delta', delta: delta.reasoning_content };
-        else if (delta?.reasoning) yield { type: 'thinking-delta', delta: delta.reasoning };
-        if (delta?.content) yield { type: 'text-delta', delta: delta.content };
+        if (delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: delta.reasoning_content });
+        else if (delta?.reasoning) parts.push({ type: 'thinking-delta', delta: delta.reasoning });
+        if (delta?.content) parts.push({ type: 'text-delta', delta: delta.content });
         if (delta?.refusal) {
           refused = true;
-          yield { type: 'text-delta', delta: delta.refusal };
+          parts.push({ type: 'text-delta', delta: delta.refusal });
         }
         for (const call of delta?.tool_calls ?? []) {
-          yield {
+          parts.push({
             type: 'tool-call-delta',
             index: call.index ?? 0,
             ...(call.id ? { id: call.id } : {}),
             ...(call.function?.name ? { name: call.function.name } : {}),
             argumentsDelta: call.function?.arguments ?? '',
-          };
+          });
         }
         if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
       }
     }
+    if (parts.length > 0) yield parts;
   }
 }
 

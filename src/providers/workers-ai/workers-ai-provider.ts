@@ -32,7 +32,7 @@ export function buildInputs(request: ModelRequest, maxTokens: number): Record<st
   return inputs;
 }
 
-function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart> {
+function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const timer = new UpstreamTimer(options.timeouts, request.signal);
   const fail = upstreamFailure(timer, request.signal);
   const open: OpenBody = async () => {
@@ -50,42 +50,46 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
   return readChunks(open, timer, fail);
 }
 
-async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart> {
+async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
   for await (const batch of sseBatches(open, timer, fail, 'workers-ai', '[DONE]')) {
     if (isErrorPart(batch)) {
-      yield batch;
+      yield [batch];
       return;
     }
+    const parts: ModelStreamPart[] = [];
     for (const message of batch) {
       if (message.data.trim() === '[DONE]') {
-        yield finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
+        parts.push(finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' });
+        yield parts;
         return;
       }
       let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
       try {
         parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
       } catch {
-        yield fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
+        parts.push(fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false));
+        yield parts;
         return;
       }
       if (!parsed.success) {
         console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
-        yield fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
+        parts.push(fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false));
+        yield parts;
         return;
       }
       const chunk = parsed.data;
       if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
-        yield { type: 'text-delta', delta: String(chunk.response) };
+        parts.push({ type: 'text-delta', delta: String(chunk.response) });
       }
-      for (const call of chunk.tool_calls ?? []) yield toolCallPart(call, toolCalls++);
+      for (const call of chunk.tool_calls ?? []) parts.push(toolCallPart(call, toolCalls++));
       for (const choice of chunk.choices ?? []) {
-        if (choice.delta?.reasoning_content) yield { type: 'thinking-delta', delta: choice.delta.reasoning_content };
-        if (choice.delta?.content) yield { type: 'text-delta', delta: choice.delta.content };
+        if (choice.delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: choice.delta.reasoning_content });
+        if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
         for (const call of choice.delta?.tool_calls ?? []) {
           toolCalls++;
-          yield toolCallPart(call, call.index ?? 0);
+          parts.push(toolCallPart(call, call.index ?? 0));
         }
         if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
       }
@@ -93,9 +97,10 @@ async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): As
         const usage: { inputTokens?: number; outputTokens?: number } = {};
         if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
         if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
-        yield { type: 'usage', usage };
+        parts.push({ type: 'usage', usage });
       }
     }
+    if (parts.length > 0) yield parts;
   }
 }
 

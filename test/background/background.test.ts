@@ -131,6 +131,15 @@ describe('webhooks', () => {
     const id = newSessionId('hookfail-1');
     await turn(id, { messages: [user('hello')] });
     await vi.waitFor(async () => expect(await hooksOf(id)).toHaveLength(1), { timeout: 5000, interval: 20 });
+    // The session has stored the refused attempt and its retry (the receiver saw the attempt first:
+    // an object gone before it stored the answer tries again only after the attempt's timeout).
+    await vi.waitFor(
+      async () => {
+        const { deliveries } = deliveryListSchema.parse(await (await fetchWorker(`/sessions/${id}/deliveries`)).json());
+        expect(deliveries[0]?.attempts.map((attempt) => attempt.status)).toEqual([503]);
+      },
+      { timeout: 5000, interval: 20 },
+    );
     // The retry waits in storage; the object goes before it is sent.
     await abortAllDurableObjects();
     const hooks = await delivered(id, 1);

@@ -25,7 +25,8 @@ const forkedFromSchema = z.strictObject({ sessionId: z.string(), messageId: z.st
  * one of them makes is seen by all. Dropped after a rollback (`transaction`), after migrations that
  * ran (`runMigrations`) and after a `deleteAll` (`forget`), so that they are read again from what
  * storage holds. Looked up table by table, a family not yet made cost a query of `sqlite_master`
- * at each read, about half a millisecond of a turn (bench/PROFILE.md, "Tables known not made").
+ * at each read, about a fifth of the launcher's time (bench/PROFILE.md, "A lookup per family not
+ * made").
  */
 const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
 

@@ -41,14 +41,17 @@ export async function replayThrough(
 }
 
 async function* heldToContract(batches: AsyncIterable<ModelStreamPart[]>): AsyncGenerator<ModelStreamPart[]> {
-  let ended = false;
-  for await (const batch of batches) {
-    expect(ended, 'no batch after an error part').toBe(false);
+  const source = batches[Symbol.asyncIterator]();
+  for (let next = await source.next(); !next.done; next = await source.next()) {
+    const batch = next.value;
     expect(batch.length, 'no empty batch').toBeGreaterThan(0);
     const at = batch.findIndex((part) => part.type === 'error');
     if (at !== -1) {
       expect(at, 'an error part is the last of its batch').toBe(batch.length - 1);
-      ended = true;
+      // The loop stops reading at an error: the stream must have ended there already.
+      expect((await source.next()).done, 'nothing after an error part').toBe(true);
+      yield batch;
+      return;
     }
     yield batch;
   }

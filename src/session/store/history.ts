@@ -86,13 +86,9 @@ export class HistoryStore {
   /** A message a fork copies: after the last, its tool calls' ids taken as if it had made them. */
   copyMessage(message: HistoryMessage): number {
     const seq = this.appendMessage('fork', message);
-    if (message.role === 'assistant' && typeof message.content !== 'string') {
-      for (const block of message.content) {
-        if (block.type !== 'tool_use') continue;
-        this.meta.ensure('tool_calls');
-        this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, block.toolCallId);
-      }
-    }
+    const calls = message.role === 'assistant' && typeof message.content !== 'string' ? message.content.filter((block) => block.type === 'tool_use') : [];
+    if (calls.length > 0) this.meta.ensure('tool_calls');
+    for (const call of calls) this.sql.exec(`INSERT OR IGNORE INTO tool_call_ids (id) VALUES (?)`, call.toolCallId);
     return seq;
   }
 

@@ -57,7 +57,7 @@ export class SessionMeta {
 
   /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
   has(table: LazyTable): boolean {
-    return this.hasTable(table);
+    return this.tableNames().has(table);
   }
 
   /** Makes a lazy family's tables if they are not made yet: called by each write to them, in its transaction. */
@@ -186,11 +186,7 @@ export class SessionMeta {
   }
 
   private hasTables(): boolean {
-    return this.hasTable('meta');
-  }
-
-  private hasTable(name: string): boolean {
-    return this.tableNames().has(name);
+    return this.tableNames().has('meta');
   }
 
   private tableNames(): Set<string> {

@@ -4,7 +4,6 @@
  * the session's schema: it outlives the session's deletion (`deleteAll`), which it must still report.
  */
 import { reportSchema, type Report } from '../../users/reports';
-import { tableExists } from './schema';
 
 export type OutboxRow = { id: number; report: Report; attempts: number };
 
@@ -102,7 +101,8 @@ export class Outbox {
     this.ready = false;
   }
 
+  /** Made by this instance, or found in storage (made by one before it): one look in `sqlite_master`. */
   private hasTable(): boolean {
-    return this.ready || tableExists(this.storage.sql, 'user_outbox');
+    return this.ready || this.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'user_outbox'`).toArray().length > 0;
   }
 }

@@ -10,9 +10,9 @@
  * Each family of `LAZY` is made by the first write that needs it, in that write's transaction
  * (`SessionMeta.ensure`), and until then a read of it answers as its empty table would
  * (`SessionMeta.has`, from the table names read once): made with the rest, they held a new
- * session's first event about a millisecond (bench/PROFILE.md, "A new session made lean"). So a migration that
- * changes a lazy family's table must change it only where it exists, and change its statements
- * here, which is how the sessions that have not made it yet will make it.
+ * session's first event about a millisecond (bench/PROFILE.md, "A new session made lean"). So a
+ * migration that changes a lazy family's table must change it only where it exists, and change its
+ * statements here, which is how the sessions that have not made it yet will make it.
  */
 export const SCHEMA_AT = 11;
 
@@ -60,8 +60,3 @@ export const LAZY = {
 } satisfies Record<string, string[]>;
 
 export type LazyTable = keyof typeof LAZY;
-
-/** Whether the storage has the table `name` (one look in `sqlite_master`). */
-export function tableExists(sql: SqlStorage, name: string): boolean {
-  return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
-}

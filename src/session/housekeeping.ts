@@ -1,11 +1,12 @@
 /**
  * The session's alarm and what it keeps tidy. While a turn runs (from 250 ms in), an alarm keeps the
  * object awake and, if it wakes a new instance, finds turns cut by eviction. Once no turn runs, the
- * alarm prunes the event logs and sets itself for the next one to expire. An alarm already due
- * within the keepalive serves the next turn too: setting one is a storage write, and it cost every
- * turn more than the rest of its bookkeeping together. So a session pays for one alarm per burst of
- * turns, not two per turn, and the logs a busy session keeps are bounded by a prune every
- * `PRUNE_EVERY_TURNS` turns. The alarm also runs the session's jobs that have a time: the reports to
+ * alarm prunes the event logs and sets itself for the next one to expire. A turn that ends sooner
+ * needs no keepalive: it only sets the alarm for its log's expiry, unless one is due before. Setting
+ * an alarm is a storage write, and each alarm that fires is a request of its own, so a session of
+ * short turns writes one alarm a day, not one per burst of turns (and is not woken 30 s after each
+ * burst); an alarm already due within the keepalive serves a long turn's too. The logs a busy
+ * session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The alarm also runs the session's jobs that have a time: the reports to
  * the user's object (`user-link.ts`), the webhooks (`webhooks.ts`) and the schedules
  * (`schedules.ts`), each asking for its next time with `wake`.
  */
@@ -55,12 +56,15 @@ export class Housekeeping {
    * prunes after it, as a keepalive does). Setting an alarm is a write, and an object's output waits
    * for its writes: set as the turn starts, it held the model request, and a new session's first
    * event, about 0.7 ms (bench/PROFILE.md, "A new session made lean"). A turn cut within
-   * that time is closed when its object next wakes, as any cut turn is.
+   * that time is closed when its object next wakes, as any cut turn is. If no turn runs by then,
+   * the alarm is only made sure of for the logs' expiry (bench/PROFILE.md, "An alarm a day").
    */
   turnStarted(): void {
     this.keepAwakeSoon ??= setTimeout(() => {
       this.keepAwakeSoon = undefined;
-      this.keepAwake();
+      if (this.turnRunning()) return this.keepAwake();
+      // The turns ended sooner: no keepalive, only the alarm that prunes their logs once they expire.
+      this.wake(Date.now() + EVENT_LOG_RETENTION_MS);
     }, KEEPALIVE_AFTER_MS);
   }
 

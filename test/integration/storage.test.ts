@@ -89,22 +89,31 @@ describe('storage', () => {
     expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
-  it('sets one keepalive alarm for a burst of turns; that alarm then prunes and sets itself for the next expiry', async () => {
+  it('sets one alarm for short turns, when their logs expire, not a keepalive; that alarm prunes them and sets itself for the next expiry', async () => {
     const id = newSessionId('burst');
     const alarm = () => runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm());
-    await jsonTurn(id, { messages: [user('one')] });
-    // Set once the turn has run a moment (`Housekeeping.turnStarted`).
+    const first = await jsonTurn(id, { messages: [user('one')] });
+    // Set once the turn would have run a moment (`Housekeeping.turnStarted`); it had ended by then.
     await vi.waitFor(async () => expect(await alarm()).not.toBeNull());
-    const first = await alarm();
-    expect(first).toBeGreaterThan(Date.now());
-    expect(first).toBeLessThanOrEqual(Date.now() + 30_000);
-    // Each alarm set is a storage write: the next turns of the burst reuse the one already due.
+    const at = (await alarm())!;
+    expect(at).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    expect(at).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
+    // Each alarm set is a storage write: the next turns find it due before their logs expire.
     await jsonTurn(id, { messages: [user('two')] });
     await jsonTurn(id, { messages: [user('three')] });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await alarm()).toBe(first);
+    expect(await alarm()).toBe(at);
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', first.turnId);
+    });
     expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
-    expect(await alarm()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    const left = await runInDurableObject(stubFor(id), async (_instance, state) => ({
+      turns: state.storage.sql.exec<{ turn_id: string }>('SELECT DISTINCT turn_id FROM turn_events').toArray().map((row) => row.turn_id),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(left.turns).not.toContain(first.turnId);
+    expect(left.turns).toHaveLength(2);
+    expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
   it('keeps the logs of the newest turns only', async () => {

@@ -1,13 +1,14 @@
 /**
  * The keepalive alarm of a turn: set once the turn has run a moment, never in the task that starts it
  * (where its write would hold the model request until stored), once for a burst of turns, not at
- * all when an alarm is due sooner, and not after the session was erased.
+ * all when an alarm is due sooner, and not after the session was erased; for turns that ended
+ * sooner, only the alarm that prunes their logs.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Housekeeping } from '../../src/session/housekeeping';
 import type { SessionStores } from '../../src/session/store/stores';
 
-function housekeeping() {
+function housekeeping(running = () => true) {
   const alarms: number[] = [];
   const storage = {
     setAlarm: async (at: number) => void alarms.push(at),
@@ -15,7 +16,7 @@ function housekeeping() {
     deleteAll: async () => {},
   } as unknown as DurableObjectStorage;
   const stores = { meta: { forget: () => {} }, history: { forget: () => {} } } as unknown as SessionStores;
-  return { alarms, keeper: new Housekeeping(storage, stores, () => true, () => {}, []) };
+  return { alarms, keeper: new Housekeeping(storage, stores, running, () => {}, []) };
 }
 
 describe('the keepalive of a turn', () => {
@@ -39,6 +40,26 @@ describe('the keepalive of a turn', () => {
     vi.advanceTimersByTime(250);
     keeper.turnStarted();
     vi.advanceTimersByTime(10_000);
+    expect(alarms).toHaveLength(1);
+  });
+
+  it('is not set for turns that ended sooner: only the alarm for their logs to expire, once', () => {
+    let running = true;
+    const { alarms, keeper } = housekeeping(() => running);
+    keeper.turnStarted();
+    vi.advanceTimersByTime(20);
+    running = false;
+    vi.advanceTimersByTime(230);
+    expect(alarms).toEqual([Date.now() + 24 * 3600_000]);
+    // The next short turns find it due before their own logs expire: no write.
+    for (let turn = 0; turn < 3; turn++) {
+      running = true;
+      keeper.turnStarted();
+      vi.advanceTimersByTime(10);
+      running = false;
+      vi.advanceTimersByTime(60_000);
+    }
+    vi.advanceTimersByTime(1_000);
     expect(alarms).toHaveLength(1);
   });
 

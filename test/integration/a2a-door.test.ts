@@ -19,6 +19,17 @@ describe('the A2A door’s envelope', () => {
     }
   });
 
+  it('refuses a body of another media type unread, as A2A’s own server does, and makes no session', async () => {
+    const contextId = newSessionId('a2a-type');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { contextId, parts: [{ text: 'hi' }] } } });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
+      const response = await fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': type }, body });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32005, message: `Unsupported Content-Type "${type}"; expected application/json.` } });
+    }
+    expect((await session(contextId)).status).toBe(404);
+  });
+
   it('refuses a body that is not a JSON-RPC 2.0 request with Invalid Request, id null', async () => {
     for (const body of [{ id: 1, method: 'GetTask' }, { jsonrpc: '1.0', id: 1, method: 'GetTask' }, { jsonrpc: '2.0', id: 1 }, { jsonrpc: '2.0', id: {}, method: 'GetTask' }]) {
       expect(await answer(body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not a JSON-RPC 2.0 request.' } });

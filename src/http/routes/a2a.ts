@@ -38,6 +38,7 @@ const answerSchema = z.union([
 /** A2A's own JSON-RPC error codes. */
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;
+const CONTENT_TYPE_NOT_SUPPORTED = -32005;
 const INVALID_PARAMS = RPC_ERRORS.invalidParams;
 
 export function agentCard(request: IRequest, env: Env): Response {
@@ -59,6 +60,11 @@ export function agentCard(request: IRequest, env: Env): Response {
 
 export async function postA2a(request: IRequest, env: Env): Promise<Response> {
   const owner = await authenticate(request, env);
+  // As A2A's own server: a body of another media type is refused unread; one that names none is read as JSON.
+  const type = request.headers.get('content-type');
+  if (type !== null && type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
+    return Response.json(rpcError(null, CONTENT_TYPE_NOT_SUPPORTED, `Unsupported Content-Type "${type}"; expected application/json.`));
+  }
   const body = await readRpcBody(request);
   if (body instanceof Response) return body;
   const parsed = rpcSchema.safeParse(body.json);

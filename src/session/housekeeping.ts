@@ -6,9 +6,9 @@
  * an alarm is a storage write, and each alarm that fires is a request of its own, so a session of
  * short turns writes one alarm a day, not one per burst of turns (and is not woken 30 s after each
  * burst); an alarm already due within the keepalive serves a long turn's too. The logs a busy
- * session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The alarm also runs the session's jobs that have a time: the reports to
- * the user's object (`user-link.ts`), the webhooks (`webhooks.ts`) and the schedules
- * (`schedules.ts`), each asking for its next time with `wake`.
+ * session keeps are bounded by a prune every `PRUNE_EVERY_TURNS` turns. The alarm also runs the
+ * session's jobs that have a time: the reports to the user's object (`user-link.ts`), the webhooks
+ * (`webhooks.ts`) and the schedules (`schedules.ts`), each asking for its next time with `wake`.
  */
 import { EVENT_LOG_MAX_TURNS, EVENT_LOG_RETENTION_MS } from './event-log';
 import { closeCutTurns } from './recovery';

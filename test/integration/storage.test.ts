@@ -77,7 +77,7 @@ describe('storage', () => {
     await runInDurableObject(stubFor(id), async (_instance, state) => {
       state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', first.turnId);
     });
-    // The keepalive is set once the turn has run a moment (`Housekeeping.turnStarted`).
+    // The alarm is set once the turn would have run a moment (`Housekeeping.turnStarted`).
     await vi.waitFor(async () => expect(await runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm())).not.toBeNull());
     expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
     const left = await runInDurableObject(stubFor(id), async (_instance, state) => ({
@@ -89,10 +89,10 @@ describe('storage', () => {
     expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
-  it('sets one alarm for short turns, when their logs expire, not a keepalive; that alarm prunes them and sets itself for the next expiry', async () => {
+  it('sets one alarm for short turns, when their logs expire, not a keepalive; fired, it sets itself for the next expiry', async () => {
     const id = newSessionId('burst');
     const alarm = () => runInDurableObject(stubFor(id), (_instance, state) => state.storage.getAlarm());
-    const first = await jsonTurn(id, { messages: [user('one')] });
+    await jsonTurn(id, { messages: [user('one')] });
     // Set once the turn would have run a moment (`Housekeeping.turnStarted`); it had ended by then.
     await vi.waitFor(async () => expect(await alarm()).not.toBeNull());
     const at = (await alarm())!;
@@ -103,17 +103,9 @@ describe('storage', () => {
     await jsonTurn(id, { messages: [user('three')] });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await alarm()).toBe(at);
-    await runInDurableObject(stubFor(id), async (_instance, state) => {
-      state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', first.turnId);
-    });
+    // When it fires, it prunes (the test above) and sets itself for the next expiry.
     expect(await runDurableObjectAlarm(stubFor(id))).toBe(true);
-    const left = await runInDurableObject(stubFor(id), async (_instance, state) => ({
-      turns: state.storage.sql.exec<{ turn_id: string }>('SELECT DISTINCT turn_id FROM turn_events').toArray().map((row) => row.turn_id),
-      alarm: await state.storage.getAlarm(),
-    }));
-    expect(left.turns).not.toContain(first.turnId);
-    expect(left.turns).toHaveLength(2);
-    expect(left.alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    expect(await alarm()).toBeGreaterThan(Date.now() + 23 * 3600_000);
   });
 
   it('keeps the logs of the newest turns only', async () => {

@@ -2,7 +2,10 @@
  * A turn's events, numbered from 1 (the SSE `id:` of every wire format) and kept for resumable
  * streams and idempotent replays. Events are buffered in memory and written packed, many to a row,
  * when the buffer fills and when the turn ends; readers see storage and buffer together, so a
- * follower never misses an event that was emitted.
+ * follower never misses an event that was emitted. A run of text deltas of one block is kept as one
+ * entry, its texts in a list: most of a long answer's events are deltas, and written one object
+ * each, their keys and ids were most of what the log serialised and stored (bench/PROFILE.md,
+ * "The deltas of the event log").
  */
 import type { AgentEvent, ModelCallUsage, TurnError } from '../agent/events';
 import { emptyUsage } from '../agent/usage';
@@ -10,9 +13,17 @@ import * as z from '../lib/zod';
 import type { TurnStore } from './store/turns';
 
 /** Read back leniently: the union is ours, written by this code; the check guards the frame. */
-const batchSchema = z.array(z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }));
+const batchSchema = z.array(
+  z.union([
+    z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }),
+    z.object({ seq: z.number().int().positive(), blockId: z.string(), deltas: z.array(z.string()) }),
+  ]),
+);
 
 export type LoggedEvent = { seq: number; event: AgentEvent };
+/** Text deltas of one block, numbered from `seq` on, one after another: how the log keeps them. */
+type DeltaRun = { seq: number; blockId: string; deltas: string[] };
+type Entry = LoggedEvent | DeltaRun;
 export type TurnStop = Extract<AgentEvent, { type: 'turn-stop' }>;
 
 /**
@@ -45,7 +56,9 @@ export const EVENT_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const EVENT_LOG_MAX_TURNS = 64;
 
 export class TurnEventLog {
-  private buffer: LoggedEvent[] = [];
+  private buffer: Entry[] = [];
+  /** Events in the buffer (a run holds many). */
+  private buffered = 0;
   private bufferChars = 0;
   /** When the oldest buffered event came. */
   private bufferedSince = 0;
@@ -65,11 +78,24 @@ export class TurnEventLog {
   append(event: AgentEvent): number {
     const seq = this.nextSeq++;
     const now = this.now();
-    if (this.buffer.length === 0) this.bufferedSince = now;
-    this.buffer.push({ seq, event });
+    if (this.buffered === 0) this.bufferedSince = now;
+    this.buffered++;
     // A cheap size estimate: deltas dominate, and their text is most of their JSON.
-    this.bufferChars += 64 + ('delta' in event ? event.delta.length : 'content' in event ? JSON.stringify(event.content).length : 256);
-    if (this.buffer.length >= FLUSH_EVENTS || this.bufferChars >= FLUSH_CHARS || now - this.bufferedSince >= FLUSH_AFTER_MS || event.type === 'turn-stop') this.flush();
+    if (event.type === 'text-delta') {
+      // The run before it, if this delta follows it directly: its seqs run on without a gap.
+      const last = this.buffer[this.buffer.length - 1];
+      if (last && 'deltas' in last && last.blockId === event.blockId) {
+        last.deltas.push(event.delta);
+        this.bufferChars += 4 + event.delta.length;
+      } else {
+        this.buffer.push({ seq, blockId: event.blockId, deltas: [event.delta] });
+        this.bufferChars += 48 + event.delta.length;
+      }
+    } else {
+      this.buffer.push({ seq, event });
+      this.bufferChars += 64 + ('delta' in event ? event.delta.length : 'content' in event ? JSON.stringify(event.content).length : 256);
+    }
+    if (this.buffered >= FLUSH_EVENTS || this.bufferChars >= FLUSH_CHARS || now - this.bufferedSince >= FLUSH_AFTER_MS || event.type === 'turn-stop') this.flush();
     return seq;
   }
 
@@ -83,17 +109,30 @@ export class TurnEventLog {
     const first = batch[0];
     if (!first) return;
     this.buffer = [];
+    this.buffered = 0;
     this.bufferChars = 0;
     this.store.appendEvents(this.turnId, first.seq, serialiseBatch(batch));
   }
 
   /** Every event so far, stored and buffered, in order. */
   read(): LoggedEvent[] {
-    return [...readStoredEvents(this.store, this.turnId), ...this.buffer];
+    return [...readStoredEvents(this.store, this.turnId), ...eventsOf(this.buffer)];
   }
 }
 
-function serialiseBatch(batch: LoggedEvent[]): string {
+/** The events of log entries, each run of deltas as the events it holds. */
+function eventsOf(entries: Entry[]): LoggedEvent[] {
+  return entries.flatMap((entry) =>
+    'deltas' in entry ? entry.deltas.map((delta, index) => ({ seq: entry.seq + index, event: { type: 'text-delta' as const, blockId: entry.blockId, delta } })) : [entry],
+  );
+}
+
+/** The events of one stored batch (its JSON, as `flush` wrote it). */
+export function eventsOfBatch(json: string): LoggedEvent[] {
+  return eventsOf(batchSchema.parse(JSON.parse(json)) as Entry[]);
+}
+
+function serialiseBatch(batch: Entry[]): string {
   try {
     return JSON.stringify(batch);
   } catch (error) {
@@ -110,5 +149,5 @@ function serialiseBatch(batch: LoggedEvent[]): string {
 }
 
 export function readStoredEvents(store: TurnStore, turnId: string): LoggedEvent[] {
-  return store.readEvents(turnId).flatMap((batch) => batchSchema.parse(JSON.parse(batch)) as LoggedEvent[]);
+  return store.readEvents(turnId).flatMap(eventsOfBatch);
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
-import { TurnEventLog } from '../../src/session/event-log';
+import { eventsOfBatch, TurnEventLog } from '../../src/session/event-log';
 import type { TurnStore } from '../../src/session/store/turns';
 
 /** A store that keeps the rows in memory, and a clock the test moves. */
@@ -29,10 +29,10 @@ describe('TurnEventLog', () => {
     for (let index = 0; index < FLUSH_EVENTS - 1; index++) log.append(delta('w '));
     expect(rows).toHaveLength(0);
     log.append(delta('w '));
-    expect(rows.map((row) => [row.firstSeq, JSON.parse(row.json).length])).toEqual([[1, FLUSH_EVENTS]]);
+    expect(rows.map((row) => [row.firstSeq, eventsOfBatch(row.json).length])).toEqual([[1, FLUSH_EVENTS]]);
     for (let index = 0; index < 10; index++) log.append(delta('x '));
     log.append(stop);
-    expect(rows.map((row) => [row.firstSeq, JSON.parse(row.json).length])).toEqual([
+    expect(rows.map((row) => [row.firstSeq, eventsOfBatch(row.json).length])).toEqual([
       [1, FLUSH_EVENTS],
       [FLUSH_EVENTS + 1, 11],
     ]);
@@ -49,16 +49,45 @@ describe('TurnEventLog', () => {
     expect(rows).toHaveLength(0);
     expect(log.read()).toHaveLength(9);
     log.append(delta('w9 ')); // 5.4 s after the first
-    expect(rows.map((row) => [row.firstSeq, JSON.parse(row.json).length])).toEqual([[1, 10]]);
+    expect(rows.map((row) => [row.firstSeq, eventsOfBatch(row.json).length])).toEqual([[1, 10]]);
     // The next window starts at the next event, not at the write.
     clock.now += 60_000;
     log.append(delta('late '));
     expect(rows).toHaveLength(1);
     clock.now += FLUSH_AFTER_MS;
     log.append(delta('later '));
-    expect(rows.map((row) => [row.firstSeq, JSON.parse(row.json).length])).toEqual([
+    expect(rows.map((row) => [row.firstSeq, eventsOfBatch(row.json).length])).toEqual([
       [1, 10],
       [11, 2],
+    ]);
+  });
+
+  it('reads back every event as it was appended, a run of text deltas kept as one entry of their texts', () => {
+    const { rows, log } = logWithClock();
+    const events: AgentEvent[] = [
+      { type: 'text-start', blockId: 'blk_1' },
+      delta('a'),
+      delta('b'),
+      { type: 'thinking-delta', blockId: 'blk_2', delta: 'hm' },
+      delta('c'),
+      { type: 'text-delta', blockId: 'blk_3', delta: 'd' },
+      { type: 'text-delta', blockId: 'blk_3', delta: '' },
+      { type: 'text-end', blockId: 'blk_3' },
+    ] as AgentEvent[];
+    for (const event of events.slice(0, 5)) log.append(event);
+    log.flush();
+    for (const event of events.slice(5)) log.append(event);
+    const expected = events.map((event, index) => ({ seq: index + 1, event }));
+    // Half stored, half in the buffer; then all stored.
+    expect(log.read()).toEqual(expected);
+    log.append(stop);
+    expect(rows.flatMap((row) => eventsOfBatch(row.json))).toEqual([...expected, { seq: events.length + 1, event: stop }]);
+    // The first batch: the run of blk_1's two deltas is one entry, the delta after the thinking another.
+    expect(JSON.parse(rows[0]!.json)).toEqual([
+      { seq: 1, event: events[0] },
+      { seq: 2, blockId: 'blk_1', deltas: ['a', 'b'] },
+      { seq: 4, event: events[3] },
+      { seq: 5, blockId: 'blk_1', deltas: ['c'] },
     ]);
   });
 
@@ -68,6 +97,6 @@ describe('TurnEventLog', () => {
     for (let index = 0; index < 7; index++) log.append(delta(big));
     expect(rows).toHaveLength(0);
     log.append(delta(big));
-    expect(rows.map((row) => [row.firstSeq, JSON.parse(row.json).length])).toEqual([[1, 8]]);
+    expect(rows.map((row) => [row.firstSeq, eventsOfBatch(row.json).length])).toEqual([[1, 8]]);
   });
 });

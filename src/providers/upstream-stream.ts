@@ -27,22 +27,54 @@ export function upstreamFailure(timer: UpstreamTimer, signal: AbortSignal): Fail
 export type OpenBody = () => Promise<ReadableStream<Uint8Array> | ErrorPart>;
 
 /**
- * A provider's whole stream over HTTP: `send` the request under the timeouts, then `read` its body
- * into parts (through `sseBatches`, which opens it and clears the timer however the stream ends).
- * The reader's own generator is the stream, not one wrapped in another: a generator that hands on
- * another's parts (`yield*`) cost each delta of a long answer a tenth more (bench/PROFILE.md,
- * "Fewer hops per delta").
+ * What a provider makes of one SSE message of its stream: its parts, pushed onto the batch of the
+ * read that brought it; and, when the stream ends with this message (its finish, or an error), that
+ * last part, returned (`partBatches` adds it and stops).
+ */
+export type MessageReader = (message: SseMessage, parts: ModelStreamPart[]) => ModelStreamPart | undefined;
+
+/**
+ * A provider's whole stream over HTTP: `send` the request under the timeouts, then read its body's
+ * messages into parts (`partBatches`), with a reader made for this stream (it may keep state, such
+ * as the finish reason seen before the end).
  */
 export function streamOverHttp(
   provider: string,
   signal: AbortSignal,
   timeouts: UpstreamTimeouts,
   send: (signal: AbortSignal) => Promise<Response>,
-  read: (open: OpenBody, timer: UpstreamTimer, fail: Fail) => AsyncGenerator<ModelStreamPart[]>,
+  awaited: string,
+  reader: (fail: Fail) => MessageReader,
 ): AsyncGenerator<ModelStreamPart[]> {
   const timer = new UpstreamTimer(timeouts, signal);
   const fail = upstreamFailure(timer, signal);
-  return read(() => openHttpStream(provider, send, timer, fail), timer, fail);
+  return partBatches(() => openHttpStream(provider, send, timer, fail), timer, fail, provider, awaited, reader(fail));
+}
+
+/**
+ * A provider's parts, one batch per read of the network (`sseBatches`), as `stream()` yields them
+ * (`types.ts`): never an empty batch, and an error part (or any part that ends the stream) last. This
+ * generator is the provider's stream itself, not one wrapped in another: a generator that hands on
+ * another's parts (`yield*`) cost each delta of a long answer a tenth more (bench/PROFILE.md, "Fewer
+ * hops per delta").
+ */
+export async function* partBatches(open: OpenBody, timer: UpstreamTimer, fail: Fail, provider: string, awaited: string, read: MessageReader): AsyncGenerator<ModelStreamPart[]> {
+  for await (const batch of sseBatches(open, timer, fail, provider, awaited)) {
+    if (isErrorPart(batch)) {
+      yield [batch];
+      return;
+    }
+    const parts: ModelStreamPart[] = [];
+    for (const message of batch) {
+      const last = read(message, parts);
+      if (last) {
+        parts.push(last);
+        yield parts;
+        return;
+      }
+    }
+    if (parts.length > 0) yield parts;
+  }
 }
 
 /** Sends an HTTP request; its streamed body, or the error part that stands for it. */

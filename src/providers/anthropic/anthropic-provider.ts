@@ -8,8 +8,8 @@
  */
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { isErrorPart, sseBatches, streamOverHttp, type Fail, type OpenBody } from '../upstream-stream';
-import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
+import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
+import type { UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
@@ -63,83 +63,68 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
       body: JSON.stringify(buildRequestBody(request, options)),
       signal,
     });
-  return streamOverHttp('anthropic', request.signal, options.timeouts, send, readEvents);
+  return streamOverHttp('anthropic', request.signal, options.timeouts, send, 'message_stop', eventReader);
 }
 
-async function* readEvents(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
+/** Each event's parts; the stream ends at `message_stop` (with the usage and stop reason gathered before it), or at an error. */
+function eventReader(fail: Fail): MessageReader {
   let reported: AnthropicUsage = {};
   let stopReason: string | null | undefined;
-  for await (const batch of sseBatches(open, timer, fail, 'anthropic', 'message_stop')) {
-    if (isErrorPart(batch)) {
-      yield [batch];
-      return;
+  return (message, parts) => {
+    let parsed: ReturnType<typeof streamEventSchema.safeParse>;
+    try {
+      parsed = streamEventSchema.safeParse(JSON.parse(message.data));
+    } catch {
+      console.error('anthropic: event is not JSON', message.data.slice(0, 500));
+      return fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);
     }
-    const parts: ModelStreamPart[] = [];
-    for (const message of batch) {
-      let parsed: ReturnType<typeof streamEventSchema.safeParse>;
-      try {
-        parsed = streamEventSchema.safeParse(JSON.parse(message.data));
-      } catch {
-        console.error('anthropic: event is not JSON', message.data.slice(0, 500));
-        parts.push(fail('upstream_invalid', 'The model server sent an event that is not JSON.', false));
-        yield parts;
-        return;
+    if (!parsed.success) return undefined; // an event type this adapter does not know yet
+    const event = parsed.data;
+    switch (event.type) {
+      case 'message_start':
+        reported = { ...reported, ...withoutNulls(event.message.usage) };
+        return undefined;
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'tool_use') {
+          parts.push({ type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
+        } else if (block.type === 'redacted_thinking' && block.data) {
+          parts.push({ type: 'redacted-thinking', data: block.data });
+        }
+        return undefined;
       }
-      if (!parsed.success) continue; // an event type this adapter does not know yet
-      const event = parsed.data;
-      switch (event.type) {
-        case 'message_start':
-          reported = { ...reported, ...withoutNulls(event.message.usage) };
-          break;
-        case 'content_block_start': {
-          const block = event.content_block;
-          if (block.type === 'tool_use') {
-            parts.push({ type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
-          } else if (block.type === 'redacted_thinking' && block.data) {
-            parts.push({ type: 'redacted-thinking', data: block.data });
-          }
-          break;
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta' && delta.text) parts.push({ type: 'text-delta', delta: delta.text });
+        else if (delta.type === 'thinking_delta' && delta.thinking) parts.push({ type: 'thinking-delta', delta: delta.thinking });
+        else if (delta.type === 'signature_delta' && delta.signature) parts.push({ type: 'thinking-signature', signature: delta.signature });
+        else if (delta.type === 'input_json_delta' && delta.partial_json) {
+          parts.push({ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json });
         }
-        case 'content_block_delta': {
-          const delta = event.delta;
-          if (delta.type === 'text_delta' && delta.text) parts.push({ type: 'text-delta', delta: delta.text });
-          else if (delta.type === 'thinking_delta' && delta.thinking) parts.push({ type: 'thinking-delta', delta: delta.thinking });
-          else if (delta.type === 'signature_delta' && delta.signature) parts.push({ type: 'thinking-signature', signature: delta.signature });
-          else if (delta.type === 'input_json_delta' && delta.partial_json) {
-            parts.push({ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json });
-          }
-          break;
+        return undefined;
+      }
+      case 'content_block_stop':
+        parts.push({ type: 'block-end' });
+        return undefined;
+      case 'message_delta':
+        stopReason = event.delta.stop_reason ?? stopReason;
+        reported = { ...reported, ...withoutNulls(event.usage) };
+        return undefined;
+      case 'message_stop':
+        parts.push({ type: 'usage', usage: mapUsage(reported) });
+        if (stopReason === 'model_context_window_exceeded') {
+          return { type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' };
         }
-        case 'content_block_stop':
-          parts.push({ type: 'block-end' });
-          break;
-        case 'message_delta':
-          stopReason = event.delta.stop_reason ?? stopReason;
-          reported = { ...reported, ...withoutNulls(event.usage) };
-          break;
-        case 'message_stop':
-          parts.push({ type: 'usage', usage: mapUsage(reported) });
-          if (stopReason === 'model_context_window_exceeded') {
-            parts.push({ type: 'error', code: 'context_overflow', message: 'The prompt and answer outgrew the model’s context window.' });
-            yield parts;
-            return;
-          }
-          parts.push({ type: 'finish', reason: mapStopReason(stopReason) });
-          yield parts;
-          return;
-        case 'ping':
-          break;
-        case 'error': {
-          console.error('anthropic: error event', event.error);
-          const retryable = RETRYABLE_ERRORS.has(event.error.type);
-          parts.push({ type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable });
-          yield parts;
-          return;
-        }
+        return { type: 'finish', reason: mapStopReason(stopReason) };
+      case 'ping':
+        return undefined;
+      case 'error': {
+        console.error('anthropic: error event', event.error);
+        const retryable = RETRYABLE_ERRORS.has(event.error.type);
+        return { type: 'error', code: 'upstream_error', message: `The model server reported an error: ${event.error.type}.`, retryable };
       }
     }
-    if (parts.length > 0) yield parts;
-  }
+  };
 }
 
 /** Anthropic counts cache reads and writes apart from `input_tokens`; ours include them. */

@@ -8,8 +8,8 @@
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import type { ErrorPart } from '../upstream-errors';
-import { isErrorPart, sseBatches, streamOverHttp, type Fail, type OpenBody } from '../upstream-stream';
-import type { UpstreamTimer, UpstreamTimeouts } from '../upstream-timer';
+import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
+import type { UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
 import { mapFinishReason } from './map-finish-reason';
@@ -52,79 +52,56 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
       body: JSON.stringify(buildRequestBody(request)),
       signal,
     });
-  return streamOverHttp('openai', request.signal, options.timeouts, send, readChunks);
+  return streamOverHttp('openai', request.signal, options.timeouts, send, '[DONE]', chunkReader);
 }
 
-async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
+/** Each chunk's parts; the stream ends at `[DONE]` (with the finish reason seen before it), or at an error. */
+function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let refused = false;
-  for await (const batch of sseBatches(open, timer, fail, 'openai', '[DONE]')) {
-    if (isErrorPart(batch)) {
-      yield [batch];
-      return;
+  return ({ event, data }, parts) => {
+    if (event === 'error') return upstreamError(data);
+    if (data.trim() === '[DONE]') return refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      console.error('openai: chunk is not JSON', data.slice(0, 500));
+      return fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
     }
-    const parts: ModelStreamPart[] = [];
-    for (const message of batch) {
-      const { event, data } = message;
-      if (event === 'error') {
-        parts.push(upstreamError(data));
-        yield parts;
-        return;
-      }
-      if (data.trim() === '[DONE]') {
-        parts.push(refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' }));
-        yield parts;
-        return;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
-        console.error('openai: chunk is not JSON', data.slice(0, 500));
-        parts.push(fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false));
-        yield parts;
-        return;
-      }
-      const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
-      if (!chunk) {
-        console.error('openai: unexpected chunk', data.slice(0, 500));
-        parts.push(fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false));
-        yield parts;
-        return;
-      }
-      if (chunk.error) {
-        // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
-        console.error('openai: error in chunk', chunk.error);
-        if (!finish) {
-          parts.push(fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false));
-          yield parts;
-          return;
-        }
-      }
-      if (chunk.usage) parts.push({ type: 'usage', usage: mapUsage(chunk.usage) });
-      for (const choice of chunk.choices ?? []) {
-        const delta = choice.delta;
-        if (delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: delta.reasoning_content });
-        else if (delta?.reasoning) parts.push({ type: 'thinking-delta', delta: delta.reasoning });
-        if (delta?.content) parts.push({ type: 'text-delta', delta: delta.content });
-        if (delta?.refusal) {
-          refused = true;
-          parts.push({ type: 'text-delta', delta: delta.refusal });
-        }
-        for (const call of delta?.tool_calls ?? []) {
-          parts.push({
-            type: 'tool-call-delta',
-            index: call.index ?? 0,
-            ...(call.id ? { id: call.id } : {}),
-            ...(call.function?.name ? { name: call.function.name } : {}),
-            argumentsDelta: call.function?.arguments ?? '',
-          });
-        }
-        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
-      }
+    const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
+    if (!chunk) {
+      console.error('openai: unexpected chunk', data.slice(0, 500));
+      return fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
     }
-    if (parts.length > 0) yield parts;
-  }
+    if (chunk.error) {
+      // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
+      console.error('openai: error in chunk', chunk.error);
+      if (!finish) return fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
+    }
+    if (chunk.usage) parts.push({ type: 'usage', usage: mapUsage(chunk.usage) });
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice.delta;
+      if (delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: delta.reasoning_content });
+      else if (delta?.reasoning) parts.push({ type: 'thinking-delta', delta: delta.reasoning });
+      if (delta?.content) parts.push({ type: 'text-delta', delta: delta.content });
+      if (delta?.refusal) {
+        refused = true;
+        parts.push({ type: 'text-delta', delta: delta.refusal });
+      }
+      for (const call of delta?.tool_calls ?? []) {
+        parts.push({
+          type: 'tool-call-delta',
+          index: call.index ?? 0,
+          ...(call.id ? { id: call.id } : {}),
+          ...(call.function?.name ? { name: call.function.name } : {}),
+          argumentsDelta: call.function?.arguments ?? '',
+        });
+      }
+      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+    }
+    return undefined;
+  };
 }
 
 function upstreamError(data: string): ErrorPart {

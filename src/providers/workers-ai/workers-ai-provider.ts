@@ -8,7 +8,7 @@ import { plainText, type HistoryMessage } from '../../api/content';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { isErrorPart, sseBatches, upstreamFailure, type Fail, type OpenBody } from '../upstream-stream';
+import { partBatches, upstreamFailure, type Fail, type MessageReader, type OpenBody } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
 import { aiChunkSchema, type AiToolCall } from './chunk-schema';
 
@@ -47,61 +47,47 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
     timer.enter('first-byte');
     return output as ReadableStream<Uint8Array>;
   };
-  return readChunks(open, timer, fail);
+  return partBatches(open, timer, fail, 'workers-ai', '[DONE]', chunkReader(fail));
 }
 
-async function* readChunks(open: OpenBody, timer: UpstreamTimer, fail: Fail): AsyncGenerator<ModelStreamPart[]> {
+/** Each chunk's parts; the stream ends at `[DONE]` (with the finish reason seen before it, or the calls made), or at an error. */
+function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
-  for await (const batch of sseBatches(open, timer, fail, 'workers-ai', '[DONE]')) {
-    if (isErrorPart(batch)) {
-      yield [batch];
-      return;
+  return (message, parts) => {
+    if (message.data.trim() === '[DONE]') return finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
+    let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
+    try {
+      parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
+    } catch {
+      return fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
     }
-    const parts: ModelStreamPart[] = [];
-    for (const message of batch) {
-      if (message.data.trim() === '[DONE]') {
-        parts.push(finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' });
-        yield parts;
-        return;
-      }
-      let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
-      try {
-        parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
-      } catch {
-        parts.push(fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false));
-        yield parts;
-        return;
-      }
-      if (!parsed.success) {
-        console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
-        parts.push(fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false));
-        yield parts;
-        return;
-      }
-      const chunk = parsed.data;
-      if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
-        parts.push({ type: 'text-delta', delta: String(chunk.response) });
-      }
-      for (const call of chunk.tool_calls ?? []) parts.push(toolCallPart(call, toolCalls++));
-      for (const choice of chunk.choices ?? []) {
-        if (choice.delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: choice.delta.reasoning_content });
-        if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
-        for (const call of choice.delta?.tool_calls ?? []) {
-          toolCalls++;
-          parts.push(toolCallPart(call, call.index ?? 0));
-        }
-        if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
-      }
-      if (chunk.usage) {
-        const usage: { inputTokens?: number; outputTokens?: number } = {};
-        if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
-        if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
-        parts.push({ type: 'usage', usage });
-      }
+    if (!parsed.success) {
+      console.error('workers-ai: unexpected chunk', message.data.slice(0, 500));
+      return fail('upstream_invalid', 'Workers AI sent a chunk of an unexpected shape.', false);
     }
-    if (parts.length > 0) yield parts;
-  }
+    const chunk = parsed.data;
+    if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
+      parts.push({ type: 'text-delta', delta: String(chunk.response) });
+    }
+    for (const call of chunk.tool_calls ?? []) parts.push(toolCallPart(call, toolCalls++));
+    for (const choice of chunk.choices ?? []) {
+      if (choice.delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: choice.delta.reasoning_content });
+      if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
+      for (const call of choice.delta?.tool_calls ?? []) {
+        toolCalls++;
+        parts.push(toolCallPart(call, call.index ?? 0));
+      }
+      if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
+    }
+    if (chunk.usage) {
+      const usage: { inputTokens?: number; outputTokens?: number } = {};
+      if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
+      if (chunk.usage.completion_tokens != null) usage.outputTokens = chunk.usage.completion_tokens;
+      parts.push({ type: 'usage', usage });
+    }
+    return undefined;
+  };
 }
 
 /** Native calls come whole (`{name, arguments}`), OpenAI-style ones in pieces keyed by index. */

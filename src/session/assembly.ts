@@ -53,6 +53,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     user: () => userObject(env, owner),
     settings: () => readConfig(env).users,
     wake: (at) => parts.housekeeping.wake(at),
+    alarmBy: (at) => parts.housekeeping.alarmBy(at),
     running: () => parts.runner.runningTurnId !== undefined,
     erase: async () => void (await eraseForUser(parts)),
   });
@@ -61,7 +62,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const webhooks = new Webhooks({ deliveries: stores.deliveries, settings: () => readConfig(env).webhook, userId: () => owner.userId, wake });
   const schedules = new Schedules({ storage: ctx.storage, stores, queue: { enqueue: (...args) => queue.enqueue(...args), drain: () => queue.drain() }, wake });
   const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), [
-    { runDue: () => users.sendNow(), waiting: () => outbox.size() > 0 },
+    { runDue: () => users.sendNow(), waiting: () => outbox.size() > 0 || outbox.unswept() },
     { runDue: () => webhooks.sendDue(), waiting: () => stores.deliveries.nextDue() !== undefined },
     { runDue: () => schedules.fireDue(), waiting: () => schedules.nextDue() !== undefined },
   ]);

@@ -44,9 +44,14 @@ export class Housekeeping {
     this.alarmAt = at ?? undefined;
   }
 
+  /** Whether the alarm is set to fire by `at`. */
+  alarmBy(at: number): boolean {
+    return this.alarmAt !== undefined && this.alarmAt <= at;
+  }
+
   /** The alarm fires by `at`; an earlier one stays. */
   wake(at: number): void {
-    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    if (this.alarmBy(at)) return;
     // Never rejects: a storage gone with its object (a reset) has no alarm to keep.
     this.setAlarm(at).catch((error: unknown) => console.warn('no alarm set', error));
   }

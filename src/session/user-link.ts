@@ -14,6 +14,7 @@ import type { Report } from '../users/reports';
 import type { ReportAnswer } from '../users/user';
 import { newId } from '../lib/ids';
 import { SingleFlight } from '../lib/single-flight';
+import { EVENT_LOG_RETENTION_MS } from './event-log';
 import type { Outbox } from './store/outbox';
 import type { SessionMeta } from './store/meta';
 import type { SessionStores } from './store/stores';
@@ -28,6 +29,8 @@ export type UserLinkHost = {
   settings(): UserSettings;
   /** Asks the alarm to fire by `at`, to send again. */
   wake(at: number): void;
+  /** Whether the alarm is set to fire by `at` (it sends, and deletes what was sent). */
+  alarmBy(at: number): boolean;
   running(): boolean;
   /** The user was erased while this session was not yet on their list: it erases itself. */
   erase(): Promise<void>;
@@ -42,6 +45,13 @@ const DELIVERY_WAIT_MS = 2_000;
  * and one that runs longer pays for the report after its first event, not before.
  */
 const STARTED_AFTER_MS = 250;
+/**
+ * How soon an alarm must be due for a turn's end to leave what it sent to it (or to the outbox's
+ * next write) to delete: the day the alarm for the turn's log is set for anyway, well within the 30
+ * days the user's object remembers a usage report it took, so that one sent again by a later
+ * instance is not counted twice.
+ */
+const SWEEP_WITHIN_MS = EVENT_LOG_RETENTION_MS;
 
 type Spent = { date: string; tokens: number; costUsd: number };
 
@@ -54,6 +64,8 @@ export class UserLink {
   private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
   private startTimer: ReturnType<typeof setTimeout> | null = null;
   private soonTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The next send serves a turn's end: what it sends is deleted later, not in a commit of its own. */
+  private sweepLater = false;
 
   constructor(private readonly host: UserLinkHost) {}
 
@@ -92,6 +104,9 @@ export class UserLink {
   /** The turn's end: its entry, with the counts, not running. */
   ended(sessionId: string): void {
     clearTimeout(this.startTimer);
+    // The turn's last event waits for this send, and an object's output for its writes: deleting what
+    // it sent at once held that event for a commit of its own (bench/PROFILE.md, "The outbox's third commit").
+    this.sweepLater = true;
     this.changed(sessionId, false);
   }
 
@@ -167,7 +182,7 @@ export class UserLink {
     if (!this.known || totals.date > this.known.date || (totals.date === this.known.date && totals.tokens >= this.known.tokens)) this.known = totals;
   }
 
-  /** Sends what waits now (the alarm's part); resolves once the send ended, well or not. */
+  /** Sends what waits now and deletes what was sent (the alarm's part); resolves once the send ended, well or not. */
   sendNow(): Promise<void> {
     return this.sending.now();
   }
@@ -185,17 +200,22 @@ export class UserLink {
 
   /** One batch of the outbox; a failure waits for the alarm, with a backoff. */
   private async sendBatch(): Promise<void> {
-    const rows = this.host.outbox.waiting();
+    const later = this.sweepLater;
+    this.sweepLater = false;
+    const { outbox } = this.host;
+    const rows = outbox.waiting();
     const last = rows.at(-1);
-    if (!last) return;
+    if (!last) return outbox.sweep();
     try {
       const answer = await this.host.user().report(rows.map((row) => row.report));
-      this.host.outbox.taken(last.id);
+      outbox.taken(last.id);
+      // With no alarm due (a session's first turn), deleted at once: setting one would be a write too.
+      if (!later || !this.host.alarmBy(Date.now() + SWEEP_WITHIN_MS)) outbox.sweep();
       for (const row of rows) this.unsent.delete(row.id);
       this.answered(answer);
-      if (this.host.outbox.size() > 0) this.send();
+      if (outbox.size() > 0) this.send();
     } catch (error) {
-      const attempts = this.host.outbox.failed(last.id);
+      const attempts = outbox.failed(last.id);
       console.warn('user report failed; retried by the alarm', attempts, error);
       this.host.wake(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1)));
     }

@@ -1,11 +1,13 @@
 /**
  * How a session's reports reach its user's object (docs/users.md, "How it works"): a model call's
  * usage waits for the end of the task that made it, so that a turn whose last call ends it tells
- * the call and its end in one report; a turn that goes on sends the usage meanwhile.
+ * the call and its end in one report; a turn that goes on sends the usage meanwhile. What a turn's
+ * end sent leaves the outbox with its next write or by the alarm, and a later instance that sends it
+ * again has it counted once.
  */
-import { runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ModelCallUsage } from '../../src/agent/events';
 import { emptyUsage } from '../../src/agent/usage';
 import type { SessionObject } from '../../src/session/session-object';
@@ -17,7 +19,7 @@ import { partsOf } from '../helpers/session-parts';
 import { newUser, PRICED, usageSettles } from '../helpers/users';
 
 /** The link's public methods, and the host it reaches its user's object through (private in the class). */
-type Link = Pick<UserLink, 'spent' | 'ended' | 'delivered'> & { host: { user: () => UserReports } };
+type Link = Pick<UserLink, 'spent' | 'ended' | 'delivered'> & { host: { user: () => UserReports; alarmBy: (at: number) => boolean } };
 const call: ModelCallUsage = { model: PRICED, usage: { ...emptyUsage(), inputTokens: 20, outputTokens: 2 } };
 
 /** A session with one turn behind it, whose reports from now on are recorded, batch by batch, on their way. */
@@ -27,7 +29,9 @@ async function recordedSession() {
   await user.turn(id, 'first');
   await usageSettles(user, 2); // the answer and its title
   const batches: Report['kind'][][] = [];
-  const stub = sessionObject(env, { userId: user.userId }, id);
+  /** A stub of the session (one taken before `abortAllDurableObjects` fails after it). */
+  const fresh = () => sessionObject(env, { userId: user.userId }, id);
+  const stub = fresh();
   await runInDurableObject(stub, async (instance: SessionObject) => {
     const link = partsOf<{ users: Link }>(instance).users;
     const real = link.host.user;
@@ -37,7 +41,9 @@ async function recordedSession() {
     };
   });
   const inside = (work: (link: Link) => Promise<void>) => runInDurableObject(stub, (instance: SessionObject) => work(partsOf<{ users: Link }>(instance).users));
-  return { user, id, batches, inside };
+  /** The rows the outbox stores, sent or not. */
+  const stored = () => runInDurableObject(fresh(), (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox').one().n);
+  return { user, id, fresh, batches, inside, stored };
 }
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -69,5 +75,58 @@ describe('reports to the user’s object', () => {
     expect((await user.turn(id, 'second')).status).toBe(200);
     await usageSettles(user, 3);
     expect(batches).toEqual([['usage', 'session']]);
+  });
+});
+
+describe('what was sent leaves the outbox', () => {
+  it('with the outbox’s next write or by the alarm, not in a commit at the end of each turn; a later instance sends it again, counted once', async () => {
+    const { user, id, fresh, batches, stored } = await recordedSession();
+    // The first turn's end set the alarm for its log's expiry, a day on.
+    await vi.waitFor(async () => expect(await runInDurableObject(fresh(), (_instance, state) => state.storage.getAlarm())).not.toBeNull());
+
+    await user.turn(id, 'second');
+    expect(batches).toEqual([['usage', 'session']]);
+    expect(await stored()).toBe(2); // taken, and still stored
+    await user.turn(id, 'third');
+    // Nothing sent twice; the second turn's rows went with the third's first write to the outbox.
+    expect(batches).toEqual([['usage', 'session'], ['usage', 'session']]);
+    expect(await stored()).toBe(2);
+    expect(await runDurableObjectAlarm(fresh())).toBe(true);
+    expect(await stored()).toBe(0);
+    expect(batches).toHaveLength(2); // this instance's alarm sent nothing again
+
+    await user.turn(id, 'fourth');
+    expect(await stored()).toBe(2);
+    expect((await user.usage()).total.calls).toBe(5); // two calls of the first turn (its answer, its title), one each since
+    // A later instance does not know they were taken: its alarm sends them again, and deletes them.
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(fresh())).toBe(true);
+    expect(await stored()).toBe(0);
+    expect((await user.usage()).total).toMatchObject({ calls: 5, inputTokens: 100 });
+    expect((await user.sessions()).sessions[0]).toMatchObject({ sessionId: id, messageCount: 8 });
+  });
+
+  it('at once when no alarm is due to delete it', async () => {
+    const { id, inside, stored } = await recordedSession();
+    await inside(async (link) => {
+      link.host.alarmBy = () => false;
+      link.spent(call);
+      link.ended(id);
+      await link.delivered();
+    });
+    expect(await stored()).toBe(0);
+    await inside(async (link) => {
+      link.host.alarmBy = () => true;
+      link.spent(call);
+      link.ended(id);
+      await link.delivered();
+    });
+    expect(await stored()).toBe(2);
+    // An entry alone (no call's usage before it): its write takes the rows sent before with it.
+    await inside(async (link) => {
+      link.ended(id);
+      await link.delivered();
+    });
+    expect(await stored()).toBe(1);
   });
 });

@@ -2,6 +2,14 @@
  * The session's outbox to its user's object (docs/users.md): reports written in the same storage as
  * what they report, and deleted only once the user's object has taken them. Its table is not part of
  * the session's schema: it outlives the session's deletion (`deleteAll`), which it must still report.
+ *
+ * What a turn's end sent may be deleted later (`sweep`): with the outbox's next write, in its
+ * transaction, or by the alarm, which the user link makes sure is due within a day. Deleted at once,
+ * it was a commit of its own at the end of every turn, which the turn's last event waited for
+ * (bench/PROFILE.md, "The outbox's third commit"). Until then this instance sends only what came
+ * after; a later instance, which does not know, sends the rest again, and the user's object takes it
+ * once (a usage report by its id, remembered for 30 days; an entry by its version; a deletion by its
+ * generation).
  */
 import { reportSchema, type Report } from '../../users/reports';
 
@@ -13,6 +21,10 @@ const BATCH = 200;
 export class Outbox {
   private ready = false;
   private lastId = 0;
+  /** Every row up to this id was taken by the user's object; those rows wait for `sweep`. */
+  private takenUpTo = 0;
+  /** Every row up to this id is deleted. */
+  private sweptUpTo = 0;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -31,6 +43,7 @@ export class Outbox {
 
   /** Adds a model call's usage or the session's deletion. */
   add(report: Extract<Report, { kind: 'usage' | 'deleted' }>): number {
+    this.sweep();
     return this.insert(report.kind, JSON.stringify(report));
   }
 
@@ -39,6 +52,7 @@ export class Outbox {
    * any entry not sent yet, since only the latest matters.
    */
   putEntry(entry: (version: number) => Extract<Report, { kind: 'session' }>): void {
+    this.sweep();
     this.sql.exec("DELETE FROM user_outbox WHERE kind = 'entry'");
     const id = this.nextId();
     this.sql.exec('INSERT INTO user_outbox (id, kind, body) VALUES (?, ?, ?)', id, 'entry', JSON.stringify(entry(id)));
@@ -64,7 +78,7 @@ export class Outbox {
   waiting(): OutboxRow[] {
     if (!this.hasTable()) return [];
     return this.sql
-      .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox ORDER BY id LIMIT ?', BATCH)
+      .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox WHERE id > ? ORDER BY id LIMIT ?', this.takenUpTo, BATCH)
       .toArray()
       .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
   }
@@ -73,7 +87,7 @@ export class Outbox {
   usageWaiting(): Extract<Report, { kind: 'usage' }>[] {
     if (!this.hasTable()) return [];
     return this.sql
-      .exec<{ body: string }>("SELECT body FROM user_outbox WHERE kind = 'usage' ORDER BY id")
+      .exec<{ body: string }>("SELECT body FROM user_outbox WHERE kind = 'usage' AND id > ? ORDER BY id", this.takenUpTo)
       .toArray()
       .flatMap((row) => {
         const report = reportSchema.parse(JSON.parse(row.body));
@@ -81,24 +95,38 @@ export class Outbox {
       });
   }
 
-  /** The reports up to `id` were taken. */
+  /** The reports up to `id` were taken: no longer sent, deleted by `sweep`. */
   taken(upTo: number): void {
-    this.sql.exec('DELETE FROM user_outbox WHERE id <= ?', upTo);
+    this.takenUpTo = Math.max(this.takenUpTo, upTo);
   }
 
-  /** A send failed: its attempts count, for the backoff; returns the most attempts of any row. */
+  /** Whether rows taken are still stored. */
+  unswept(): boolean {
+    return this.takenUpTo > this.sweptUpTo;
+  }
+
+  /** Deletes the rows taken: with another write to the outbox, in its transaction, or from the alarm. */
+  sweep(): void {
+    if (!this.unswept()) return;
+    this.sql.exec('DELETE FROM user_outbox WHERE id <= ?', this.takenUpTo);
+    this.sweptUpTo = this.takenUpTo;
+  }
+
+  /** A send failed: its attempts count, for the backoff; returns the most attempts of any row waiting. */
   failed(upTo: number): number {
-    this.sql.exec('UPDATE user_outbox SET attempts = attempts + 1 WHERE id <= ?', upTo);
-    return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox').one().n ?? 0;
+    this.sql.exec('UPDATE user_outbox SET attempts = attempts + 1 WHERE id > ? AND id <= ?', this.takenUpTo, upTo);
+    return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox WHERE id > ?', this.takenUpTo).one().n ?? 0;
   }
 
+  /** The reports waiting to be sent. */
   size(): number {
-    return this.hasTable() ? this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox').one().n : 0;
+    return this.hasTable() ? this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox WHERE id > ?', this.takenUpTo).one().n : 0;
   }
 
   /** After `deleteAll`: the table is gone, and made again by the next report. */
   forget(): void {
     this.ready = false;
+    this.sweptUpTo = this.takenUpTo;
   }
 
   /** Made by this instance, or found in storage (made by one before it): one look in `sqlite_master`. */

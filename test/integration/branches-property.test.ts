@@ -52,7 +52,11 @@ async function checkTree(id: string, seen: Set<string>): Promise<void> {
     expect(messages).toHaveLength(branch.messageCount);
     checkHistoryInvariants(messages, owedAtEnd(messages));
     for (const message of messages) present.add(message.id);
-    if (branch.active) expect((await storedMessages(id)).filter((message) => message.role !== 'compaction')).toEqual(messages);
+    if (branch.active) {
+      expect((await storedMessages(id)).filter((message) => message.role !== 'compaction')).toEqual(messages);
+      // The session's own count (kept between turns, counted on as messages are added) agrees.
+      expect((await session(id)).body.messageCount).toBe(messages.length);
+    }
   }
   // Nothing is lost: every message ever read is on some branch still.
   for (const messageId of seen) expect(present.has(messageId)).toBe(true);

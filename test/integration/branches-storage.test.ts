@@ -8,8 +8,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { HistoryStore } from '../../src/session/store/history';
+import type { SessionStores } from '../../src/session/store/stores';
 import { MIGRATIONS } from '../../src/session/store/migrations';
 import { fetchWorker, history, jsonTurn, newSessionId, session, storedMessages, user } from '../helpers/api';
+import { partsOf } from '../helpers/session-parts';
 
 const stubFor = (id: string) => env.SESSIONS.getByName(sessionObjectName('local', id));
 
@@ -98,5 +100,48 @@ describe('compactions on a tree', () => {
       expect(store.branches.activate(6)).toBe(true);
       expect(store.compactions.latest()).toMatchObject({ upToSeq: 4, summary: 'first four' });
     });
+  });
+});
+
+describe('the session’s message count', () => {
+  it('is counted once, then counted on as messages are added: exact through turns, tool results, a branch and a write rolled back', async () => {
+    const id = newSessionId('count');
+    await jsonTurn(id, { messages: [user('hello')] });
+    await jsonTurn(id, { messages: [user('calculate 2*3')] }); // a call, and its result at the seq it reserved
+    const stored = (sql: SqlStorage) => sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM messages').one().n;
+    await runInDurableObject(stubFor(id), async (instance, state) => {
+      const { history } = partsOf<{ stores: SessionStores }>(instance).stores;
+      const sql = state.storage.sql;
+      const exec = sql.exec;
+      const counting: string[] = [];
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        if (query.includes('COUNT(')) counting.push(query);
+        return exec.call(sql, query, ...bindings);
+      }) as typeof sql.exec;
+      try {
+        const count = history.messageCount();
+        expect(count).toBe(stored(sql));
+        counting.length = 0;
+        expect(history.messageCount()).toBe(count);
+        expect(counting).toEqual([]); // kept, not read again
+        // A write rolled back (the same call id twice) is not counted.
+        const twice = { type: 'tool_use' as const, toolCallId: 'call_twice', name: 'calculator', input: { expression: '1' } };
+        expect(() => history.appendAssistant('turn_x', { role: 'assistant', content: [twice, twice] })).toThrow();
+        expect(history.messageCount()).toBe(count);
+      } finally {
+        sql.exec = exec;
+      }
+    });
+    // Through the routes: after more turns, on a branch, and back on the first.
+    await jsonTurn(id, { messages: [user('calculate 1+1')] });
+    await jsonTurn(id, { messages: [user('another question')], parentId: 'msg_2' });
+    expect((await session(id)).body.messageCount).toBe((await storedMessages(id)).filter((message) => message.role !== 'compaction').length);
+    const branches = ((await (await fetchWorker(`/sessions/${id}/branches`)).json()) as { branches: { leafId: string; active: boolean; messageCount: number }[] }).branches;
+    const other = branches.find((branch) => !branch.active)!;
+    const activated = await fetchWorker(`/sessions/${id}/branches/${other.leafId}/activate`, { method: 'POST' });
+    expect(activated.status, await activated.text()).toBe(200);
+    await jsonTurn(id, { messages: [user('and now')] });
+    expect((await session(id)).body.messageCount).toBe((await storedMessages(id)).filter((message) => message.role !== 'compaction').length);
+    expect((await session(id)).body.messageCount).toBe(other.messageCount + 2);
   });
 });

@@ -74,7 +74,7 @@ export class HistoryStore {
 
   /** The messages on the active branch. */
   messageCount(): number {
-    return this.branches.shape(this.branches.head(), 0).count;
+    return this.branches.count(this.branches.head());
   }
 
   appendMessage(turnId: string, message: HistoryMessage): number {
@@ -214,6 +214,7 @@ export class HistoryStore {
       place.branch,
       place.parent,
     );
+    this.branches.added(place.branch, seq);
     if (rest.length > 0) this.meta.ensure('message_parts');
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);

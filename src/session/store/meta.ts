@@ -32,6 +32,8 @@ const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
 
 export class SessionMeta {
   private created = false;
+  /** Told when a transaction rolls back: what a store keeps of its writes may no longer hold. */
+  private readonly rollbackListeners: (() => void)[] = [];
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -100,8 +102,14 @@ export class SessionMeta {
     } catch (error) {
       // Rolled back: a table made in it is not there any more.
       tablesOf.delete(this.storage);
+      for (const listener of this.rollbackListeners) listener();
       throw error;
     }
+  }
+
+  /** `listener` runs whenever a transaction of `transaction` rolls back. */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
   }
 
   /** Marks the session as changed now. */

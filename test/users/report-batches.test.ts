@@ -108,25 +108,20 @@ describe('what was sent leaves the outbox', () => {
 
   it('at once when no alarm is due to delete it', async () => {
     const { id, inside, stored } = await recordedSession();
-    await inside(async (link) => {
-      link.host.alarmBy = () => false;
-      link.spent(call);
-      link.ended(id);
-      await link.delivered();
-    });
+    /** A turn's end (after a model call, with `usage`), the alarm due within a day or not. */
+    const turnEnds = (alarmDue: boolean, usage: boolean) =>
+      inside(async (link) => {
+        link.host.alarmBy = () => alarmDue;
+        if (usage) link.spent(call);
+        link.ended(id);
+        await link.delivered();
+      });
+    await turnEnds(false, true);
     expect(await stored()).toBe(0);
-    await inside(async (link) => {
-      link.host.alarmBy = () => true;
-      link.spent(call);
-      link.ended(id);
-      await link.delivered();
-    });
+    await turnEnds(true, true);
     expect(await stored()).toBe(2);
     // An entry alone (no call's usage before it): its write takes the rows sent before with it.
-    await inside(async (link) => {
-      link.ended(id);
-      await link.delivered();
-    });
+    await turnEnds(true, false);
     expect(await stored()).toBe(1);
   });
 });

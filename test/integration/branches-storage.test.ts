@@ -104,7 +104,7 @@ describe('compactions on a tree', () => {
 });
 
 describe('the session’s message count', () => {
-  it('is counted once, then counted on as messages are added: exact through turns, tool results, a branch and a write rolled back', async () => {
+  it('is counted once, then counted on as messages are added: exact through turns, tool results, another hand’s write, a branch and a write rolled back', async () => {
     const id = newSessionId('count');
     await jsonTurn(id, { messages: [user('hello')] });
     await jsonTurn(id, { messages: [user('calculate 2*3')] }); // a call, and its result at the seq it reserved
@@ -128,6 +128,10 @@ describe('the session’s message count', () => {
         const twice = { type: 'tool_use' as const, toolCallId: 'call_twice', name: 'calculator', input: { expression: '1' } };
         expect(() => history.appendAssistant('turn_x', { role: 'assistant', content: [twice, twice] })).toThrow();
         expect(history.messageCount()).toBe(count);
+        // Another store over the same storage (another hand) adds one: counted too.
+        new HistoryStore(state.storage).appendMessage('turn_y', user('elsewhere'));
+        expect(history.messageCount()).toBe(count + 1);
+        expect(history.messageCount()).toBe(stored(sql));
       } finally {
         sql.exec = exec;
       }

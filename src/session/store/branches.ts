@@ -18,6 +18,17 @@ export const END_OF_BRANCH = Number.MAX_SAFE_INTEGER;
 
 const ancestorsSchema = z.array(z.tuple([z.number().int(), z.number().int()]));
 
+/**
+ * How many messages a path holds, kept once counted and then counted on (`added`): messages are
+ * only ever added (a tool result at the seq its call reserved, too), so a count read again each time
+ * only grew with the history. Read at each turn's end for the user's list, it cost a turn a read of
+ * every message of its branch (bench/PROFILE.md, "A count that grew with the history"). Kept per
+ * storage, as `meta.ts` keeps the table names, so that every store over it counts what another
+ * adds; dropped when a transaction rolls back (`SessionMeta.transaction`: one that adds messages
+ * goes through it) and after a `deleteAll` (`forget`).
+ */
+const countedOf = new WeakMap<DurableObjectStorage, { key: string; path: Range[]; count: number }>();
+
 export type BranchInfo = { branch: number; leafSeq: number; active: boolean; messageCount: number; updatedAt: number; forkSeq?: number };
 
 export class BranchStore {
@@ -27,20 +38,13 @@ export class BranchStore {
    */
   private base: { seq: number | null } | undefined;
   private readonly ancestorsOf = new Map<number, Range[]>();
-  /**
-   * How many messages a path holds, kept once counted and then counted on (`added`): messages are
-   * only ever added (a tool result at the seq its call reserved, too), so a count read again each
-   * time only grew with the history. Read at each turn's end for the user's list, it cost a turn a
-   * read of every message of its branch (bench/PROFILE.md, "A count that grew with the history").
-   */
-  private counted: { key: string; path: Range[]; count: number } | undefined;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly meta: SessionMeta,
   ) {
     // A rolled back write may have been counted.
-    meta.onRollback(() => (this.counted = undefined));
+    meta.onRollback(() => countedOf.delete(storage));
   }
 
   private get sql(): SqlStorage {
@@ -51,19 +55,21 @@ export class BranchStore {
   forget(): void {
     this.base = undefined;
     this.ancestorsOf.clear();
-    this.counted = undefined;
+    countedOf.delete(this.storage);
   }
 
   /** How many messages `path` holds. */
   count(path: Range[]): number {
     const key = path.map((range) => `${range.branch}:${range.upTo}`).join(',');
-    if (this.counted?.key !== key) this.counted = { key, path, count: this.shape(path, 0).count };
-    return this.counted.count;
+    let counted = countedOf.get(this.storage);
+    if (counted?.key !== key) countedOf.set(this.storage, (counted = { key, path, count: this.shape(path, 0).count }));
+    return counted.count;
   }
 
   /** A message was stored on `branch` at `seq`: a path counted that takes it counts it. */
   added(branch: number, seq: number): void {
-    if (this.counted?.path.some((range) => range.branch === branch && seq <= range.upTo)) this.counted.count++;
+    const counted = countedOf.get(this.storage);
+    if (counted?.path.some((range) => range.branch === branch && seq <= range.upTo)) counted.count++;
   }
 
   /** The path turns read: the base of a branching turn until it stores a message, else the active branch. */

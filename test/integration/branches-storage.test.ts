@@ -129,7 +129,7 @@ describe('the session’s message count', () => {
         expect(() => history.appendAssistant('turn_x', { role: 'assistant', content: [twice, twice] })).toThrow();
         expect(history.messageCount()).toBe(count);
         // Another store over the same storage (another hand) adds one: counted too.
-        new HistoryStore(state.storage).appendMessage('turn_y', user('elsewhere'));
+        new HistoryStore(state.storage).appendMessage('turn_y', { role: 'user', content: 'elsewhere' });
         expect(history.messageCount()).toBe(count + 1);
         expect(history.messageCount()).toBe(stored(sql));
       } finally {

@@ -11,6 +11,7 @@ import { SSE_FRAMING } from '../src/transport/sse-stream';
 import { createAguiEncoder } from '../src/protocol/agui-encoder';
 import { typedSse } from '../src/protocol/encoder';
 import { createHarnessEncoder } from '../src/protocol/harness-encoder';
+import { harnessSse } from '../src/protocol/harness-sse';
 import { harnessFraming } from '../src/transport/harness-framing';
 import { createPiEncoder } from '../src/protocol/pi-encoder';
 import { piSse } from '../src/protocol/pi-sse';
@@ -99,7 +100,7 @@ const systems: Record<string, () => (event: AgentEvent) => void> = {
     };
   },
   'loop + Harness encoder (docs/harness.md) + SSE framing': () => {
-    const encoder = typedSse(createHarnessEncoder({ sessionId: 'bench', now: Date.now }));
+    const encoder = harnessSse(createHarnessEncoder({ sessionId: 'bench', now: Date.now }));
     const framing = harnessFraming('sse');
     return (event) => {
       for (const item of encoder.encode(event)) framing.item(item, '1');

@@ -10,6 +10,7 @@ import { createSseStream, SSE_FRAMING, type Framing, type LagBound } from '../tr
 import { createTurnsJsonEncoder, type TurnJsonBody } from '../protocol/turns-json-encoder';
 import { createAguiEncoder } from '../protocol/agui-encoder';
 import { createHarnessEncoder } from '../protocol/harness-encoder';
+import { harnessSse } from '../protocol/harness-sse';
 import { createPiEncoder } from '../protocol/pi-encoder';
 import { createTurnsSseEncoder } from '../protocol/turns-sse-encoder';
 import { typedSse, type SseItem, type WireEncoder } from '../protocol/encoder';
@@ -85,7 +86,7 @@ export function aguiFollower(run: { threadId: string; runId: string }, from: Fol
 
 /** The follower of a Harness run (`POST /harness/chat`): its events as SSE `data:` lines or a JSON array. */
 export function harnessFollower(sessionId: string, format: HarnessFormat, from: FollowFrom = {}): Follower {
-  return sseFollower(typedSse(createHarnessEncoder({ sessionId, now: Date.now })), from.after ?? 0, harnessFraming(format), true, from.queued);
+  return sseFollower(harnessSse(createHarnessEncoder({ sessionId, now: Date.now })), from.after ?? 0, harnessFraming(format), true, from.queued);
 }
 
 /**

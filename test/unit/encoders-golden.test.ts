@@ -14,6 +14,7 @@ import { createA2aEncoder } from '../../src/protocol/a2a-encoder';
 import { createAguiEncoder } from '../../src/protocol/agui-encoder';
 import type { WireEncoder } from '../../src/protocol/encoder';
 import { createHarnessEncoder } from '../../src/protocol/harness-encoder';
+import { harnessSse } from '../../src/protocol/harness-sse';
 import { createMcpChatEncoder } from '../../src/protocol/mcp-chat-encoder';
 import { createPiEncoder } from '../../src/protocol/pi-encoder';
 import { createPiProxyEncoder } from '../../src/protocol/pi-proxy-encoder';
@@ -132,5 +133,37 @@ describe('every encoder, from the same golden scripts', async () => {
       expect(item.event).toBe((item.data as { type: string }).type);
       if (item.json !== undefined) expect(item.json).toBe(JSON.stringify(item.data));
     }
+  });
+
+  // The Harness door writes each text and thinking delta's JSON itself (src/protocol/harness-sse.ts).
+  it.each(Object.keys(SCENARIOS))('Harness over SSE: every spliced JSON is what JSON.stringify gives: %s', (scenario) => {
+    const encoder = harnessSse(createHarnessEncoder({ sessionId: 's1', now: () => Date.UTC(2026, 0, 1) }));
+    const items = scripts[scenario]!.flatMap((event) => encoder.encode(event));
+    const deltas = items.filter((item) => /^(TEXT|THINKING)_BLOCK_DELTA$/.test(item.event));
+    if (scenario !== 'cancel' && scenario !== 'error') expect(deltas.length).toBeGreaterThan(0);
+    for (const item of items) {
+      expect(item.event).toBe((item.data as { type: string }).type);
+      if (item.json !== undefined) expect(item.json).toBe(JSON.stringify(item.data));
+    }
+    // Every delta of the run's own is spliced; a sub-agent's (with its `source`) goes through JSON.stringify.
+    for (const item of deltas) expect(item.json !== undefined).toBe((item.data as { source?: string }).source === undefined);
+  });
+
+  it('Harness over SSE: deltas of any text, across blocks and turns, spliced as JSON.stringify gives them', () => {
+    const encoder = harnessSse(createHarnessEncoder({ sessionId: 's1', now: () => Date.UTC(2026, 0, 1, 0, 0, 0, 7) }));
+    const texts = ['"quoted" and \\ back', 'line\nbreak\ttab', '</script> é 😀', '\u2028\u2029\u0000', ''];
+    const items = [1, 2].flatMap((turn) => [
+      ...encoder.encode({ type: 'turn-start', turnId: `turn_${turn}abc`, model: 'demo:demo', at: 0 }),
+      ...[`blk_"${turn}`, `blk_${turn}`].flatMap((blockId) => [
+        ...encoder.encode({ type: 'thinking-start', blockId, callId: 'c', contentIndex: 0 }),
+        ...texts.flatMap((delta) => encoder.encode({ type: 'thinking-delta', blockId, delta })),
+        ...encoder.encode({ type: 'text-start', blockId, callId: 'c', contentIndex: 1 }),
+        ...texts.flatMap((delta) => encoder.encode({ type: 'text-delta', blockId, delta })),
+      ]),
+    ]);
+    const spliced = items.filter((item) => item.json !== undefined);
+    expect(spliced).toHaveLength(2 * 2 * 2 * texts.length);
+    for (const item of spliced) expect(JSON.parse(item.json!)).toEqual(item.data);
+    for (const item of spliced) expect(item.json).toBe(JSON.stringify(item.data));
   });
 });

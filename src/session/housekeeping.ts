@@ -75,11 +75,8 @@ export class Housekeeping {
 
   /** The alarm keeps the object awake: a turn runs, or one waits in the queue. */
   keepAwake(): void {
-    const now = Date.now();
     // An alarm due sooner (a retry, a schedule; or one past due, about to fire) serves as the keepalive.
-    if (this.alarmAt !== undefined && this.alarmAt <= now + KEEPALIVE_MS) return;
-    // Never rejects: from `turnStarted`'s timer, an object reset meanwhile has no alarm to keep.
-    this.setAlarm(now + KEEPALIVE_MS).catch((error: unknown) => console.warn('no keepalive set', error));
+    this.wake(Date.now() + KEEPALIVE_MS);
   }
 
   /** A turn ended: every `PRUNE_EVERY_TURNS` turns, the expired logs go. */

@@ -53,7 +53,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     user: () => userObject(env, owner),
     settings: () => readConfig(env).users,
     wake: (at) => parts.housekeeping.wake(at),
-    alarmBy: (at) => parts.housekeeping.alarmBy(at),
+    alarmComingBy: (at) => parts.housekeeping.alarmComingBy(at),
     running: () => parts.runner.runningTurnId !== undefined,
     erase: async () => void (await eraseForUser(parts)),
   });

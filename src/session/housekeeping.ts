@@ -27,6 +27,8 @@ export type AlarmJob = { runDue(): Promise<void> | void; waiting(): boolean };
 export class Housekeeping {
   private turnsSincePrune = 0;
   private keepAwakeSoon: ReturnType<typeof setTimeout> | undefined;
+  /** When `keepAwakeSoon` fires. */
+  private keepAwakeSoonAt = 0;
   /** When the alarm fires: as this instance set it, or as it found it when it woke (`knownAlarm`). */
   private alarmAt: number | undefined;
 
@@ -49,6 +51,14 @@ export class Housekeeping {
     return this.alarmAt !== undefined && this.alarmAt <= at;
   }
 
+  /**
+   * Whether the alarm fires by `at`, counting the one a turn's timer (`turnStarted`) is about to
+   * set: for the logs' expiry, a day after it fires, or sooner (a keepalive).
+   */
+  alarmComingBy(at: number): boolean {
+    return this.alarmBy(at) || (this.keepAwakeSoon !== undefined && this.keepAwakeSoonAt + EVENT_LOG_RETENTION_MS <= at);
+  }
+
   /** The alarm fires by `at`; an earlier one stays. */
   wake(at: number): void {
     if (this.alarmBy(at)) return;
@@ -65,7 +75,9 @@ export class Housekeeping {
    * the alarm is only made sure of for the logs' expiry (bench/PROFILE.md, "An alarm a day").
    */
   turnStarted(): void {
-    this.keepAwakeSoon ??= setTimeout(() => {
+    if (this.keepAwakeSoon) return;
+    this.keepAwakeSoonAt = Date.now() + KEEPALIVE_AFTER_MS;
+    this.keepAwakeSoon = setTimeout(() => {
       this.keepAwakeSoon = undefined;
       if (this.turnRunning()) return this.keepAwake();
       // The turns ended sooner: no keepalive, only the alarm that prunes their logs once they expire.

@@ -29,8 +29,8 @@ export type UserLinkHost = {
   settings(): UserSettings;
   /** Asks the alarm to fire by `at`, to send again. */
   wake(at: number): void;
-  /** Whether the alarm is set to fire by `at` (it sends, and deletes what was sent). */
-  alarmBy(at: number): boolean;
+  /** Whether the alarm fires by `at`, or is about to be set to (it sends, and deletes what was sent). */
+  alarmComingBy(at: number): boolean;
   running(): boolean;
   /** The user was erased while this session was not yet on their list: it erases itself. */
   erase(): Promise<void>;
@@ -47,11 +47,12 @@ const DELIVERY_WAIT_MS = 2_000;
 const STARTED_AFTER_MS = 250;
 /**
  * How soon an alarm must be due for a turn's end to leave what it sent to it (or to the outbox's
- * next write) to delete: the day the alarm for the turn's log is set for anyway, well within the 30
- * days the user's object remembers a usage report it took, so that one sent again by a later
- * instance is not counted twice.
+ * next write) to delete: within two days. The alarm for the turn's log is set anyway, for a day
+ * after the turn (its timer sets it a day after it fires, `housekeeping.ts`), and two days are well
+ * within the 30 the user's object remembers a usage report it took, so that one sent again by a
+ * later instance is not counted twice.
  */
-const SWEEP_WITHIN_MS = EVENT_LOG_RETENTION_MS;
+const SWEEP_WITHIN_MS = 2 * EVENT_LOG_RETENTION_MS;
 
 type Spent = { date: string; tokens: number; costUsd: number };
 
@@ -209,8 +210,8 @@ export class UserLink {
     try {
       const answer = await this.host.user().report(rows.map((row) => row.report));
       outbox.taken(last.id);
-      // With no alarm due (a session's first turn), deleted at once: setting one would be a write too.
-      if (!later || !this.host.alarmBy(Date.now() + SWEEP_WITHIN_MS)) outbox.sweep();
+      // With no alarm due or about to be set, deleted at once: setting one would be a write too.
+      if (!later || !this.host.alarmComingBy(Date.now() + SWEEP_WITHIN_MS)) outbox.sweep();
       for (const row of rows) this.unsent.delete(row.id);
       this.answered(answer);
       if (outbox.size() > 0) this.send();

@@ -10,6 +10,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { ModelCallUsage } from '../../src/agent/events';
 import { emptyUsage } from '../../src/agent/usage';
+import type { Housekeeping } from '../../src/session/housekeeping';
 import type { SessionObject } from '../../src/session/session-object';
 import type { UserLink, UserReports } from '../../src/session/user-link';
 import type { Report } from '../../src/users/reports';
@@ -19,7 +20,7 @@ import { partsOf } from '../helpers/session-parts';
 import { newUser, PRICED, usageSettles } from '../helpers/users';
 
 /** The link's public methods, and the host it reaches its user's object through (private in the class). */
-type Link = Pick<UserLink, 'spent' | 'ended' | 'delivered'> & { host: { user: () => UserReports; alarmBy: (at: number) => boolean } };
+type Link = Pick<UserLink, 'spent' | 'ended' | 'delivered'> & { host: { user: () => UserReports; alarmComingBy: (at: number) => boolean } };
 const call: ModelCallUsage = { model: PRICED, usage: { ...emptyUsage(), inputTokens: 20, outputTokens: 2 } };
 
 /** A session with one turn behind it, whose reports from now on are recorded, batch by batch, on their way. */
@@ -108,10 +109,10 @@ describe('what was sent leaves the outbox', () => {
 
   it('at once when no alarm is due to delete it', async () => {
     const { id, inside, stored } = await recordedSession();
-    /** A turn's end (after a model call, with `usage`), the alarm due within a day or not. */
+    /** A turn's end (after a model call, with `usage`), the alarm due within two days or not. */
     const turnEnds = (alarmDue: boolean, usage: boolean) =>
       inside(async (link) => {
-        link.host.alarmBy = () => alarmDue;
+        link.host.alarmComingBy = () => alarmDue;
         if (usage) link.spent(call);
         link.ended(id);
         await link.delivered();
@@ -123,5 +124,26 @@ describe('what was sent leaves the outbox', () => {
     // An entry alone (no call's usage before it): its write takes the rows sent before with it.
     await turnEnds(true, false);
     expect(await stored()).toBe(1);
+  });
+
+  it('with the alarm a session’s first turn sets as it ends, when no alarm was due before it', async () => {
+    const { id, fresh, batches, stored } = await recordedSession();
+    const alarm = () => runInDurableObject(fresh(), (_instance, state) => state.storage.getAlarm());
+    // As on a session's first turn: no alarm, until the turn's timer sets one for its log's expiry.
+    await runInDurableObject(fresh(), async (instance: SessionObject, state) => {
+      const { users, housekeeping } = partsOf<{ users: Link; housekeeping: Housekeeping }>(instance);
+      await state.storage.deleteAlarm();
+      housekeeping.knownAlarm(null);
+      housekeeping.turnStarted();
+      users.spent(call);
+      users.ended(id);
+      await users.delivered();
+    });
+    expect(batches).toEqual([['usage', 'session']]);
+    expect(await alarm()).toBeNull();
+    expect(await stored()).toBe(2); // taken, and left for the alarm the timer sets
+    await vi.waitFor(async () => expect(await alarm()).not.toBeNull());
+    expect(await runDurableObjectAlarm(fresh())).toBe(true);
+    expect(await stored()).toBe(0);
   });
 });

@@ -126,7 +126,7 @@ describe('what was sent leaves the outbox', () => {
     expect(await stored()).toBe(1);
   });
 
-  it('with the alarm a session’s first turn sets as it ends, when no alarm was due before it', async () => {
+  it('with the alarm a session’s first turn has its timer set, when no alarm was due before it', async () => {
     const { id, fresh, batches, stored } = await recordedSession();
     const alarm = () => runInDurableObject(fresh(), (_instance, state) => state.storage.getAlarm());
     // As on a session's first turn: no alarm, until the turn's timer sets one for its log's expiry.

@@ -7,7 +7,7 @@
 // `arrive.mjs`'s names; new sessions' kinds need no `NEW`): the least a turn does and ours, on a
 // long-lived session and a new one. Needs `strace`. Loopback only; bounded by `arrive.mjs`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -72,6 +72,7 @@ for (const kind of kinds) {
       if (first) onFirstThread++;
     }
   }
+  rmSync(dir, { recursive: true, force: true });
   // `arrive.mjs` starts every system whatever it runs: what the others' starts synced is told apart.
   const own = kind.startsWith('ours') ? ['SessionObject', 'UserObject'] : kind.startsWith('the least') ? ['Session'] : ['Reader'];
   const mine = [...counts].filter(([what]) => own.includes(what.split(':')[0])).sort((a, b) => b[1] - a[1]);

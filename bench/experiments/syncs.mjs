@@ -4,8 +4,8 @@
 // counted by the file it synced (a Durable Object's database, its WAL, its journal, its directory,
 // workerd's alarm database) and divided by the turns (`ROUNDS`, 100). Each run's first databases,
 // made once, are in the counts too (about 0.2–0.3 a turn at 100 rounds). `KINDS` (';'-separated,
-// `arrive.mjs`'s names; new sessions' kinds need no `NEW`): the least a turn does and ours, on a
-// long-lived session and a new one. Needs `strace`. Loopback only; bounded by `arrive.mjs`.
+// `arrive.mjs`'s names, its new sessions' among them): by default the least a turn does and ours, on
+// a long-lived session and a new one. Needs `strace`. Loopback only; bounded by `arrive.mjs`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

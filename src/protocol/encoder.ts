@@ -34,7 +34,17 @@ export function ignoring<Type extends AgentEvent['type']>(...types: Type[]): Rec
  */
 export type SseItem = { event: string; data: unknown; json?: string };
 
-/** SSE items of a format whose events name themselves by `type` (pi, AG-UI): `event:` is the type. */
-export function typedSse<Item extends { type: string }>(encoder: WireEncoder<Item>): WireEncoder<SseItem> {
-  return { encode: (event) => encoder.encode(event).map((item) => ({ event: item.type, data: item })) };
+/**
+ * SSE items of a format whose events name themselves by `type` (pi, AG-UI, Harness): `event:` is the
+ * type. `spliced`, where a format gives it, writes the JSON of its most frequent items itself (the
+ * same text `JSON.stringify` gives; `pi-sse.ts`, `harness-sse.ts`), undefined for the rest.
+ */
+export function typedSse<Item extends { type: string }>(encoder: WireEncoder<Item>, spliced?: (item: Item) => string | undefined): WireEncoder<SseItem> {
+  return {
+    encode: (event) =>
+      encoder.encode(event).map((item): SseItem => {
+        const json = spliced?.(item);
+        return json === undefined ? { event: item.type, data: item } : { event: item.type, data: item, json };
+      }),
+  };
 }

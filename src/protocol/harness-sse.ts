@@ -8,23 +8,15 @@
  * `createdAt` need no escaping (hex digits; an ISO time). Anything else, a `source` among them
  * (a sub-agent's), goes through `JSON.stringify`.
  */
-import type { SseItem, WireEncoder } from './encoder';
+import { typedSse, type SseItem, type WireEncoder } from './encoder';
 import type { HarnessEvent } from './harness-events';
-
-type Delta = Extract<HarnessEvent, { type: 'TEXT_BLOCK_DELTA' | 'THINKING_BLOCK_DELTA' }>;
 
 export function harnessSse(encoder: WireEncoder<HarnessEvent>): WireEncoder<SseItem> {
   const quoted = { replyId: '', replyJson: '""', blockId: '', blockJson: '""' };
-  const deltaJson = (item: Delta): string => {
+  return typedSse(encoder, (item) => {
+    if ((item.type !== 'TEXT_BLOCK_DELTA' && item.type !== 'THINKING_BLOCK_DELTA') || item.source !== undefined || item.metadata !== undefined) return undefined;
     if (item.replyId !== quoted.replyId) quoted.replyJson = JSON.stringify((quoted.replyId = item.replyId));
     if (item.blockId !== quoted.blockId) quoted.blockJson = JSON.stringify((quoted.blockId = item.blockId));
     return `{"type":"${item.type}","id":"${item.id}","createdAt":"${item.createdAt}","replyId":${quoted.replyJson},"blockId":${quoted.blockJson},"delta":${JSON.stringify(item.delta)}}`;
-  };
-  return {
-    encode: (event) =>
-      encoder.encode(event).map((item): SseItem => {
-        const fast = (item.type === 'TEXT_BLOCK_DELTA' || item.type === 'THINKING_BLOCK_DELTA') && item.source === undefined && item.metadata === undefined;
-        return fast ? { event: item.type, data: item, json: deltaJson(item) } : { event: item.type, data: item };
-      }),
-  };
+  });
 }

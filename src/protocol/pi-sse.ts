@@ -5,23 +5,20 @@
  * comes (a new object each time), so its JSON is made once per header and spliced into each
  * update's: the same text `JSON.stringify` would give.
  */
-import type { SseItem, WireEncoder } from './encoder';
+import { typedSse, type SseItem, type WireEncoder } from './encoder';
 import type { PiAgentEvent, PiAssistantMessage, PiAssistantMessageEvent } from './pi-events';
 
 export function piSse(encoder: WireEncoder<PiAgentEvent>): WireEncoder<SseItem> {
   let header: PiAssistantMessage | undefined;
   let headerJson = '';
-  return {
-    encode: (event) =>
-      encoder.encode(event).map((item): SseItem => {
-        if (item.type !== 'message_update' || item.assistantMessageEvent.partial !== item.message) return { event: item.type, data: item };
-        if (item.message !== header) {
-          header = item.message;
-          headerJson = JSON.stringify(header);
-        }
-        return { event: item.type, data: item, json: `{"type":"message_update","message":${headerJson},"assistantMessageEvent":${updateJson(item.assistantMessageEvent)},"partial":${headerJson}}}` };
-      }),
-  };
+  return typedSse(encoder, (item) => {
+    if (item.type !== 'message_update' || item.assistantMessageEvent.partial !== item.message) return undefined;
+    if (item.message !== header) {
+      header = item.message;
+      headerJson = JSON.stringify(header);
+    }
+    return `{"type":"message_update","message":${headerJson},"assistantMessageEvent":${updateJson(item.assistantMessageEvent)},"partial":${headerJson}}}`;
+  });
 }
 
 /**

@@ -47,7 +47,7 @@ export class Housekeeping {
   }
 
   /** Whether the alarm is set to fire by `at`. */
-  alarmBy(at: number): boolean {
+  private alarmBy(at: number): boolean {
     return this.alarmAt !== undefined && this.alarmAt <= at;
   }
 

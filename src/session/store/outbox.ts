@@ -4,12 +4,12 @@
  * the session's schema: it outlives the session's deletion (`deleteAll`), which it must still report.
  *
  * What a turn's end sent may be deleted later (`sweep`): with the outbox's next write, in its
- * transaction, or by the alarm, which the user link makes sure is due within a day. Deleted at once,
- * it was a commit of its own at the end of every turn, which the turn's last event waited for
- * (bench/PROFILE.md, "The outbox's third commit"). Until then this instance sends only what came
- * after; a later instance, which does not know, sends the rest again, and the user's object takes it
- * once (a usage report by its id, remembered for 30 days; an entry by its version; a deletion by its
- * generation).
+ * transaction, or by the alarm, which the user link makes sure is due or about to be set (a turn's
+ * timer sets it, `housekeeping.ts`). Deleted at once, it was a commit of its own at the end of every
+ * turn, which the turn's last event waited for (bench/PROFILE.md, "The outbox's third commit"). Until
+ * then this instance sends only what came after; a later instance, which does not know, sends the
+ * rest again, and the user's object takes it once (a usage report by its id, remembered for 30 days;
+ * an entry by its version; a deletion by its generation).
  */
 import { reportSchema, type Report } from '../../users/reports';
 

@@ -59,7 +59,8 @@ export function streamOverHttp(
  * hops per delta").
  */
 export async function* partBatches(open: OpenBody, timer: UpstreamTimer, fail: Fail, provider: string, awaited: string, read: MessageReader): AsyncGenerator<ModelStreamPart[]> {
-  for await (const batch of sseBatches(open, timer, fail, provider, awaited)) {
+  let finished = false;
+  for await (const batch of sseBatches(open, timer, fail, provider, awaited, () => finished)) {
     if (isErrorPart(batch)) {
       yield [batch];
       return;
@@ -69,6 +70,8 @@ export async function* partBatches(open: OpenBody, timer: UpstreamTimer, fail: F
       const last = read(message, parts);
       if (last) {
         parts.push(last);
+        // The provider has its last message: what may follow is the body's end (`releaseBody`).
+        finished = true;
         yield parts;
         return;
       }
@@ -127,15 +130,49 @@ export function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Prom
   };
 }
 
+/** How long a body whose provider saw its last message may take to end before it is cancelled. */
+export const RELEASE_MS = 5_000;
+
+/**
+ * A finished body, read to its end rather than cancelled, in the background. The runtime keeps a
+ * connection for the next request only once its response was read to the end: cancelled after its
+ * last message (the `[DONE]` or the stream's stop, which only the body's end follows), every model
+ * call opened a connection of its own, and on a long-lived session the model request reached a
+ * server on loopback 0.6 ms later (bench/PROFILE.md, "A connection for the next call"). A body
+ * that goes on, or does not end within `ms`, is cancelled.
+ */
+export function releaseBody(reader: ReturnType<typeof bodyReader>, ms = RELEASE_MS): void {
+  const late = setTimeout(() => void reader.cancel().catch(() => {}), ms);
+  void (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // Cancelled (late), or broken: either way the body is done with.
+    } finally {
+      clearTimeout(late);
+    }
+  })();
+}
+
 /**
  * The SSE messages of a body, one batch per read of the network, once `open` gave it (or its error
  * part, handed on as the only item). A body that breaks off or ends before the provider saw its last
  * message yields one error part (`upstream_cut`, saying what was awaited) and stops. One read gives
  * many messages: they are parsed together and handed on together, not one by one through streams or
  * generators (each hop of an async generator cost every delta of a long answer more than its parse,
- * bench/PROFILE.md, "Fewer hops per delta"). The timer is cleared however it ends.
+ * bench/PROFILE.md, "Fewer hops per delta"). The timer is cleared however it ends. A body left
+ * once its provider saw its last message (`finished`) is read to its end (`releaseBody`); one left
+ * otherwise (a cancel, a timeout, a reader that stopped early) is cancelled.
  */
-export async function* sseBatches(open: OpenBody, timer: UpstreamTimer, fail: Fail, provider: string, awaited: string): AsyncGenerator<SseMessage[] | ErrorPart> {
+export async function* sseBatches(
+  open: OpenBody,
+  timer: UpstreamTimer,
+  fail: Fail,
+  provider: string,
+  awaited: string,
+  finished: () => boolean = () => false,
+): AsyncGenerator<SseMessage[] | ErrorPart> {
+  let reader: ReturnType<typeof bodyReader> | undefined;
   let stop = () => {};
   try {
     const body = await open();
@@ -143,9 +180,9 @@ export async function* sseBatches(open: OpenBody, timer: UpstreamTimer, fail: Fa
       yield body;
       return;
     }
-    const reader = bodyReader(body);
+    const opened = (reader = bodyReader(body));
     // A body that ignores the abort still ends: the cancel ends the pending read.
-    stop = () => void reader.cancel().catch(() => {});
+    stop = () => void opened.cancel().catch(() => {});
     timer.signal.addEventListener('abort', stop, { once: true });
     const decoder = new TextDecoder();
     let parsed: SseMessage[] = [];
@@ -153,7 +190,7 @@ export async function* sseBatches(open: OpenBody, timer: UpstreamTimer, fail: Fa
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await reader.read();
+        next = await opened.read();
       } catch (cause) {
         if (!timer.signal.aborted) console.error(`${provider}: stream broke`, cause);
         yield fail('upstream_cut', BROKE_OFF, true);
@@ -173,7 +210,8 @@ export async function* sseBatches(open: OpenBody, timer: UpstreamTimer, fail: Fa
     }
   } finally {
     timer.signal.removeEventListener('abort', stop);
-    stop();
+    if (reader && finished() && !timer.signal.aborted) releaseBody(reader);
+    else stop();
     timer.clear();
   }
 }

@@ -19,11 +19,13 @@
  *                        paused answer last
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
- * Every request body is kept, with its size as the stand-in counts it; `GET /__log` returns them, for
- * tests of what the Worker sent.
+ * Every request body is kept, with its size as the stand-in counts it and the connection it came on
+ * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
+ * /__sockets` the numbers of the connections still open.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
@@ -87,11 +89,24 @@ type ChatBody = { model: string; messages: { role: string; content: unknown }[];
 export function startUpstream(): Promise<{ server: Server; url: string }> {
   const log: unknown[] = [];
   const failures = new Map<string, number>();
+  const sockets = new WeakMap<Socket, number>();
+  const open = new Set<number>();
+  let opened = 0;
   const server = createServer((request, response) => {
-    handle(request, response, log, failures).catch((error) => {
+    if (request.method === 'GET' && request.url === '/__sockets') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([...open]));
+      return;
+    }
+    handle(request, response, log, failures, sockets.get(request.socket)).catch((error) => {
       console.error('upstream stand-in failed', error);
       response.destroy();
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    const number = (opened += 1);
+    sockets.set(socket, number);
+    open.add(number);
+    socket.on('close', () => open.delete(number));
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
@@ -102,7 +117,7 @@ export function startUpstream(): Promise<{ server: Server; url: string }> {
   });
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[], failures: Map<string, number>): Promise<void> {
+async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[], failures: Map<string, number>, socket: number | undefined): Promise<void> {
   if (request.method === 'GET' && request.url === '/__log') {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
     return;
@@ -120,6 +135,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
     authorization: request.headers.authorization ?? null,
     apiKey: request.headers['x-api-key'] ?? null,
     promptTokens: promptTokens(body),
+    socket,
   });
   // A request the Worker aborts (a cancel, a timeout) shows in the log as `closedEarly`.
   response.on('close', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, newSessionId, streamTurn, user } from '../helpers/api';
-import { sentWith } from '../helpers/upstream-log';
+import { openSockets, sentWith } from '../helpers/upstream-log';
 
 describe('openai provider through the Worker', () => {
   it('streams a recorded text answer, with its usage on turn_stop', async () => {
@@ -18,6 +18,16 @@ describe('openai provider through the Worker', () => {
     expect(sent.authorization).toBe('Bearer test-key');
     expect(sent.model).toBe('replay/openai/gpt-4o-text-usage');
     expect(sent.tools.map((t: any) => t.function.name)).toEqual(['calculator', 'current_time', 'memory_save', 'memory_list', 'count_to', 'render_chart', 'agent_spawn']);
+  });
+
+  it('reads a finished answer to its end, so that its connection stays open for the next call', async () => {
+    const id = newSessionId('oa-keep');
+    const { stop } = await streamTurn(id, { messages: [user(`keep ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(stop.stopReason).toBe('end_turn');
+    const [sent] = await sentWith(id);
+    // Cancelled after its [DONE] instead, the body's connection was closed by the runtime at once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await openSockets()).toContain(sent.socket);
   });
 
   it('streams recorded reasoning as thinking', async () => {

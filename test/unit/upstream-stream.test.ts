@@ -3,11 +3,12 @@
  * large reads into one buffer used again (bench/PROFILE.md, "What reading costs"); a stream made in
  * JavaScript is read as it comes. Either way, however the bytes are cut (inside an event, inside a
  * character of several bytes), the same messages come out, one batch per read, and a body that ends
- * early says so. Its timer is cleared however it ends.
+ * early says so. Its timer is cleared however it ends. A body its provider has finished is read to its
+ * end, so that the runtime keeps its connection; one left early is cancelled.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyReader, isErrorPart, sseBatches, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
+import { bodyReader, isErrorPart, releaseBody, sseBatches, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
 import { UpstreamTimer } from '../../src/providers/upstream-timer';
 
 const TEXT = ['data: {"a":"héllo"}', 'event: delta\ndata: {"b":"wörld ✓ 𝄞"}', 'data: [DONE]'].map((event) => `${event}\n\n`).join('');
@@ -87,6 +88,56 @@ describe('sseBatches', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(timer.fired).toBe(false);
     expect(timer.signal.aborted).toBe(false);
+  });
+
+  /** A body of `TEXT` and then `after` more pieces, one per pull, that tells whether it was read to its end or cancelled. */
+  function watched(after: number, ends = true) {
+    const seen = { ended: false, cancelled: false };
+    const pieces = [BYTES.slice(), ...Array.from({ length: after }, () => new TextEncoder().encode(': more\n\n'))];
+    const stream = new ReadableStream({
+      type: 'bytes',
+      pull(controller: ReadableByteStreamController) {
+        const piece = pieces.shift();
+        if (piece) controller.enqueue(piece);
+        else if (ends) {
+          seen.ended = true;
+          controller.close();
+        }
+      },
+      cancel: () => void (seen.cancelled = true),
+    } as UnderlyingByteSource);
+    return { stream, seen };
+  }
+
+  async function leaveAtDone(stream: ReadableStream<Uint8Array>, finished: boolean): Promise<void> {
+    const signal = new AbortController().signal;
+    const timer = new UpstreamTimer({ connectMs: 10_000, firstByteMs: 10_000, idleMs: 10_000 }, signal);
+    for await (const batch of sseBatches(async () => stream, timer, upstreamFailure(timer, signal), 'test', 'its [DONE]', () => finished)) {
+      if (!isErrorPart(batch) && batch.some((message) => message.data === '[DONE]')) break;
+    }
+  }
+
+  it('reads a body its provider has finished to its end, in the background, and does not cancel it', async () => {
+    const { stream, seen } = watched(3);
+    await leaveAtDone(stream, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual({ ended: true, cancelled: false });
+  });
+
+  it('cancels a body left before its provider has finished (a reader that stopped early)', async () => {
+    const { stream, seen } = watched(3);
+    await leaveAtDone(stream, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual({ ended: false, cancelled: true });
+  });
+
+  it('cancels a finished body that does not end within its bound', async () => {
+    const { stream, seen } = watched(2, false);
+    releaseBody(bodyReader(stream), 30);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.cancelled).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(seen).toEqual({ ended: false, cancelled: true });
   });
 
   it('reads a body longer than one read, the buffer used again, byte for byte', async () => {

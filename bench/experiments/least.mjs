@@ -2,7 +2,8 @@
 // How near a turn of the turns API can come to the floor (bench/experiments/README.md): the limit
 // through a DO, the floor that stores, then reads (`bench/systems/limit-do-read.js`), the least a
 // turn does (`bench/systems/minimal-turn.js`: its `turn_start` at once as ours, with the first text
-// event on `?late`, and the model asked before the turn is stored on `?fetch-first`) and ours, each
+// event on `?late`, the model asked before the turn is stored on `?fetch-first`, and the default
+// agent's tools offered to the model on `?tools`) and ours, each
 // on a long-lived session (object) and a new one, measured as `npm run bench` measures them: the
 // same client and upstream, the systems alternating request by request in a new random order each
 // round. Prints each one's median first text event, its ratio to the limit through a DO (new: to the
@@ -33,12 +34,14 @@ const kinds = {
   'the least a turn does': { server: least, run: turn(least, () => 'least-long') },
   'the least, turn_start late': { server: least, run: turn(least, () => 'least-late', '?late') },
   'the least, the model asked first': { server: least, run: turn(least, () => 'least-first', '?fetch-first') },
+  'the least, with the tools': { server: least, run: turn(least, () => 'least-tools', '?tools') },
   ours: { server: ours, run: turn(ours, () => 'ours-long') },
   'limit through a new DO': { server: pipe, run: (round) => measurePipe(`${pipe.base}/new`, 'deltas-5', round), fresh: true },
   'stores, then reads, new': { server: reader, run: (round) => measureReader(`${reader.base}/store/new`, 'deltas-5', round), fresh: true },
   'the least a turn does, new': { server: least, run: turn(least, (round) => `least-new-${Date.now()}-${round}`), fresh: true },
   'the least, turn_start late, new': { server: least, run: turn(least, (round) => `least-late-${Date.now()}-${round}`, '?late'), fresh: true },
   'the least, the model asked first, new': { server: least, run: turn(least, (round) => `least-first-${Date.now()}-${round}`, '?fetch-first'), fresh: true },
+  'the least, with the tools, new': { server: least, run: turn(least, (round) => `least-tools-${Date.now()}-${round}`, '?tools'), fresh: true },
   'ours, new session': { server: ours, run: turn(ours, (round) => `ours-new-${Date.now()}-${round}`), fresh: true },
 };
 try {

@@ -12,11 +12,17 @@
 // the answer, the turn's stop and its events stored in one transaction before `turn_stop` (a failed
 // turn stores its stop). Left out, as more than the least: tools and permissions, users, usage
 // reports and quotas, idempotency, branches, compaction, the other doors, followers and the event
-// log's commits while a turn runs.
+// log's commits while a turn runs. On `?tools` it also offers the model the default agent's server
+// tools (docs/demo-model.md), as any design that keeps the contract must on every turn,
+// their JSON made once (bench/PROFILE.md, "The least, with the contract's tools").
 import { DurableObject } from 'cloudflare:workers';
+import { convertTools } from '../../src/providers/openai/convert-messages';
+import { defaultTools } from '../../src/tools/default-tools';
 import { largeReads } from './large-reads.js';
 
 const SYSTEM_PROMPT = 'You are a helpful assistant.';
+// The tools as the OpenAI-compatible request names them, serialized once: a turn splices the string in.
+const TOOLS_JSON = JSON.stringify(convertTools(defaultTools.specs()));
 const encoder = new TextEncoder();
 const sseEvent = (event, id, data) => `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -30,7 +36,7 @@ export class Session extends DurableObject {
     this.running = false;
   }
 
-  turn(messages, model, { late, fetchFirst }) {
+  turn(messages, model, { late, fetchFirst, tools }) {
     if (this.running) return { busy: true };
     this.running = true;
     const turnId = crypto.randomUUID();
@@ -46,7 +52,7 @@ export class Session extends DurableObject {
     const answer = fetch(`${this.env.UPSTREAM_URL}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: SYSTEM_PROMPT }, ...this.history] }),
+      body: requestBody(model, this.history, tools),
     });
     if (fetchFirst) store();
     const { readable, writable } = new IdentityTransformStream();
@@ -111,6 +117,11 @@ export class Session extends DurableObject {
   }
 }
 
+function requestBody(model, history, tools) {
+  const json = JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: SYSTEM_PROMPT }, ...history] });
+  return tools ? `${json.slice(0, -1)},"tools":${TOOLS_JSON}}` : json;
+}
+
 const problem = (status, code, message) => Response.json({ error: { code, message } }, { status });
 
 export default {
@@ -133,7 +144,7 @@ export default {
       messages.every((message) => message?.role === 'user' && typeof message.content === 'string');
     if (!valid) return problem(400, 'invalid_request', 'A turn needs stream "delta", a model, and user messages with text content.');
     const model = body.model.replace(/^openai:/, '');
-    const options = { late: url.searchParams.has('late'), fetchFirst: url.searchParams.has('fetch-first') };
+    const options = { late: url.searchParams.has('late'), fetchFirst: url.searchParams.has('fetch-first'), tools: url.searchParams.has('tools') };
     const turn = await env.SESSION.getByName(route[1]).turn(messages.map(({ content }) => ({ role: 'user', content })), model, options);
     if (turn.busy) return problem(409, 'session_busy', 'A turn is running on this session.');
     return new Response(turn.stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// What a turn costs the runtime below JavaScript, ours beside the least a turn does
+// (bench/experiments/README.md): each system served alone, warmed, then `TURNS` short turns (500)
+// one after the other on a long-lived session (with `NEW=1`, a new session each) while `perf record`
+// samples its workerd processes; then the runtime's CPU a turn by symbol (the V8 builtins and
+// runtime, SQLite, the kernel, workerd's own), the two side by side, largest difference first.
+// `SYSCALLS=1` counts system calls a turn instead (`strace -c`): a connection opened per turn, or
+// the pages and syncs a commit writes, show there. Needs `perf` (or `strace`). The JavaScript
+// compiled at run time has no symbols here: it shows as addresses, so read the builtins and the
+// runtime's own work, not which function of ours ran. Loopback only; bounded in time.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevServer } from '../../scripts/dev-server.mjs';
+import { measureTurn } from '../measure.mjs';
+import { serviceVars, startBenchUpstream } from '../upstream.mjs';
+
+const TURNS = Number(process.env.TURNS ?? 500);
+const HZ = 4999;
+const syscalls = process.env.SYSCALLS === '1';
+const tool = syscalls ? 'strace' : 'perf';
+try {
+  execFileSync(tool, ['--version'], { stdio: 'ignore' });
+} catch {
+  console.error(`native: needs ${tool} (Debian: apt-get install ${syscalls ? 'strace' : 'linux-perf'})`);
+  process.exit(2);
+}
+const guard = setTimeout(() => (console.error('native: stopped at its 600 s bound'), process.exit(3)), 600_000);
+const dir = mkdtempSync(join(tmpdir(), 'native-'));
+const upstream = await startBenchUpstream();
+const systems = {
+  'the least a turn does': { config: 'bench/systems/minimal-turn.toml', vars: { UPSTREAM_URL: upstream.url } },
+  ours: { vars: serviceVars(upstream.url, 20_000) },
+};
+
+/** The workerd processes of a dev server's process group. */
+function runtimes(group) {
+  return execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(group)], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, command]) => command?.startsWith('workerd'))
+    .map(([pid]) => pid);
+}
+
+/** `name`'s turns under the tool; the file it wrote. */
+async function record(name, { config, vars }) {
+  const server = await startDevServer({ config, vars, inspector: false, extraArgs: ['--persist-to', mkdtempSync(join(dir, 'state-'))] });
+  const session = (turn) => (process.env.NEW ? `native-new-${turn}` : 'native-long');
+  try {
+    for (let turn = 0; turn < 50; turn++) await measureTurn(`${server.base}/sessions/${session(-1 - turn)}/turns`, 'deltas-5', turn);
+    const out = join(dir, name.replace(/\W+/g, '-'));
+    const pids = runtimes(server.group);
+    const args = syscalls ? ['-c', '-f', '-o', out, ...pids.flatMap((pid) => ['-p', pid])] : ['record', '-q', '-F', String(HZ), '-o', out, '-p', pids.join(',')];
+    const tracer = spawn(tool, args, { stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (let turn = 0; turn < TURNS; turn++) await measureTurn(`${server.base}/sessions/${session(turn)}/turns`, 'deltas-5', turn);
+    tracer.kill('SIGINT');
+    await new Promise((resolve) => tracer.on('exit', resolve));
+    return out;
+  } finally {
+    server.stop();
+  }
+}
+
+/** Per turn: µs of runtime CPU by symbol (perf), or calls by system call (strace). */
+function perTurn(file) {
+  const counts = new Map();
+  if (syscalls) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const row = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$/.exec(line);
+      if (row && row[2] !== 'total') counts.set(row[2], Number(row[1]) / TURNS);
+    }
+    return counts;
+  }
+  const report = execFileSync('perf', ['report', '-i', file, '-n', '--sort', 'sym', '--stdio'], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+  for (const line of report.split('\n')) {
+    const row = /^\s*[\d.]+%\s+(\d+)\s+\[.\]\s+(.*)$/.exec(line);
+    if (row) counts.set(row[2].slice(0, 100), (counts.get(row[2].slice(0, 100)) ?? 0) + (Number(row[1]) / HZ / TURNS) * 1e6);
+  }
+  return counts;
+}
+
+try {
+  const results = {};
+  for (const [name, system] of Object.entries(systems)) results[name] = perTurn(await record(name, system));
+  const [least, ours] = Object.values(results);
+  const unit = syscalls ? 'calls a turn' : 'µs of runtime CPU a turn';
+  const sum = (counts) => [...counts.values()].reduce((total, value) => total + value, 0);
+  console.log(`${TURNS} turns each, ${process.env.NEW ? 'a new session each' : 'one long-lived session'}; ${unit}: the least ${sum(least).toFixed(1)}, ours ${sum(ours).toFixed(1)}`);
+  const rows = [...new Set([...least.keys(), ...ours.keys()])].map((key) => [key, least.get(key) ?? 0, ours.get(key) ?? 0]);
+  rows.sort((a, b) => Math.abs(b[2] - b[1]) - Math.abs(a[2] - a[1]));
+  console.log(`${'the least'.padStart(10)} ${'ours'.padStart(10)} ${'ours more'.padStart(10)}  ${syscalls ? 'system call' : 'symbol'}`);
+  for (const [key, a, b] of rows.slice(0, Number(process.env.TOP ?? 30))) console.log(`${a.toFixed(1).padStart(10)} ${b.toFixed(1).padStart(10)} ${(b - a).toFixed(1).padStart(10)}  ${key}`);
+} finally {
+  clearTimeout(guard);
+  await upstream.close();
+}

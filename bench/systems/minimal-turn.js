@@ -14,7 +14,7 @@
 // reports and quotas, idempotency, branches, compaction, the other doors, followers and the event
 // log's commits while a turn runs. On `?tools` it also offers the model the default agent's server
 // tools (docs/demo-model.md), as any design that keeps the contract must on every turn,
-// their JSON made once (bench/PROFILE.md, "The least, with the contract's tools").
+// their JSON made once (bench/PROFILE.md, "Below JavaScript": the least with the contract's tools).
 import { DurableObject } from 'cloudflare:workers';
 import { convertTools } from '../../src/providers/openai/convert-messages';
 import { defaultTools } from '../../src/tools/default-tools';

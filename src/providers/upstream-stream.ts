@@ -131,7 +131,7 @@ export function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Prom
 }
 
 /** How long a body whose provider saw its last message may take to end before it is cancelled. */
-export const RELEASE_MS = 5_000;
+const RELEASE_MS = 5_000;
 
 /**
  * A finished body, read to its end rather than cancelled, in the background. The runtime keeps a

@@ -4,6 +4,7 @@
  * parts (a cancel as `cancelled`, a timeout as `upstream_timeout`), never as exceptions.
  */
 import { createParser } from 'eventsource-parser';
+import { releaseBody } from '../lib/release-body';
 import type { ModelStreamPart } from './types';
 import { httpErrorPart, type ErrorPart } from './upstream-errors';
 import { UpstreamTimer, type UpstreamTimeouts } from './upstream-timer';
@@ -128,30 +129,6 @@ export function bodyReader(body: ReadableStream<Uint8Array>): { read: () => Prom
     },
     cancel: () => byob.cancel(),
   };
-}
-
-/** How long a body whose provider saw its last message may take to end before it is cancelled. */
-const RELEASE_MS = 5_000;
-
-/**
- * A finished body, read to its end rather than cancelled, in the background. The runtime keeps a
- * connection for the next request only once its response was read to the end: cancelled after its
- * last message (the `[DONE]` or the stream's stop, which only the body's end follows), every model
- * call opened a connection of its own, and on a long-lived session the model request reached a
- * server on loopback 0.6 ms later (bench/PROFILE.md, "A connection for the next call"). A body
- * that goes on, or does not end within `ms`, is cancelled.
- */
-export function releaseBody(reader: ReturnType<typeof bodyReader>, ms = RELEASE_MS): void {
-  const late = setTimeout(() => void reader.cancel().catch(() => {}), ms);
-  void (async () => {
-    try {
-      while (!(await reader.read()).done);
-    } catch {
-      // Cancelled (late), or broken: either way the body is done with.
-    } finally {
-      clearTimeout(late);
-    }
-  })();
 }
 
 /**

@@ -8,7 +8,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyReader, isErrorPart, releaseBody, sseBatches, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
+import { releaseBody } from '../../src/lib/release-body';
+import { bodyReader, isErrorPart, sseBatches, upstreamFailure, type SseMessage } from '../../src/providers/upstream-stream';
 import { UpstreamTimer } from '../../src/providers/upstream-timer';
 
 const TEXT = ['data: {"a":"héllo"}', 'event: delta\ndata: {"b":"wörld ✓ 𝄞"}', 'data: [DONE]'].map((event) => `${event}\n\n`).join('');

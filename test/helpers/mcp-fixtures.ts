@@ -5,4 +5,12 @@ export const MCP_TEST_TOKEN = 'secret-123';
 export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAE0lEQVR4nGP4z8DAsACIGf4DAQAclwWcT4AauwAAAABJRU5ErkJggg==';
 
 /** What the test MCP server logs (`GET /__log`): its lists, each call, the cancelled calls' tags, refused requests, sessions ended. */
-export type McpLog = { lists: number; calls: { tool: string; args: any }[]; cancelled: string[]; unauthorized: number; ended: number };
+/** `callSockets`: each `tools/call` request, with the number of the connection it came on. */
+export type McpLog = {
+  lists: number;
+  calls: { tool: string; args: any }[];
+  callSockets: { tool: string; args: any; socket: number }[];
+  cancelled: string[];
+  unauthorized: number;
+  ended: number;
+};

@@ -3,12 +3,14 @@
  * Streamable HTTP server transport, with sessions), on 127.0.0.1. Its tools: `echo` (text), `chart`
  * (an image), `fail` (an error result), `crash` (a thrown error), `slow` (waits, and notices a
  * cancel). It asks for the header `x-test-token: secret-123`, and keeps a log at `GET /__log`:
- * how many times its tools were listed, each call, the calls that were cancelled, and the sessions
- * ended by `DELETE`. `/mcp-json` is the same server without sessions, answering in JSON, not SSE.
+ * how many times its tools were listed, each call (with the number of the connection it came on),
+ * the calls that were cancelled, and the sessions ended by `DELETE`; `GET /__sockets` lists the
+ * numbers of the connections still open. `/mcp-json` is the same server without sessions,
+ * answering in JSON, not SSE.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
@@ -55,12 +57,19 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 }
 
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: McpLog = { lists: 0, calls: [], cancelled: [], unauthorized: 0, ended: 0 };
+  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sockets = new WeakMap<Socket, number>();
+  const open = new Set<number>();
+  let opened = 0;
   const server = createServer(async (request, response) => {
     try {
       if (request.url === '/__log') {
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
+        return;
+      }
+      if (request.url === '/__sockets') {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([...open]));
         return;
       }
       if (request.url !== '/mcp' && request.url !== '/mcp-json') return void response.writeHead(404).end();
@@ -69,7 +78,10 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       }
       const body = request.method === 'POST' ? await readBody(request) : undefined;
-      for (const message of [body].flat()) if ((message as { method?: string })?.method === 'tools/list') log.lists++;
+      for (const message of [body].flat() as { method?: string; params?: { name?: string; arguments?: unknown } }[]) {
+        if (message?.method === 'tools/list') log.lists++;
+        if (message?.method === 'tools/call') log.callSockets.push({ tool: message.params?.name ?? '', args: message.params?.arguments, socket: sockets.get(request.socket) ?? 0 });
+      }
       if (request.method === 'DELETE' && request.headers['mcp-session-id']) log.ended++;
       // `/mcp-json`: a stateless server that answers every request as JSON rather than SSE.
       if (request.url === '/mcp-json') {
@@ -95,6 +107,12 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
     } catch (error) {
       if (!response.headersSent) response.writeHead(500).end(String(error));
     }
+  });
+  server.on('connection', (socket: Socket) => {
+    const number = (opened += 1);
+    sockets.set(socket, number);
+    open.add(number);
+    socket.on('close', () => open.delete(number));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

@@ -10,7 +10,7 @@ import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, p
 import { sentWith } from '../helpers/upstream-log';
 import { complete, openSocket } from '../helpers/socket';
 import { CHART_PNG } from '../helpers/mcp-fixtures';
-import { mcpLog } from '../helpers/mcp-log';
+import { mcpLog, mcpOpenSockets } from '../helpers/mcp-log';
 
 
 describe('MCP tools through the turns API', () => {
@@ -33,6 +33,17 @@ describe('MCP tools through the turns API', () => {
     expect(of('tool_result')[0]).toMatchObject({ content: 'echo: hello mcp' });
     expect(stop.stopReason).toBe('end_turn');
     checkHistoryInvariants(await history(id));
+  });
+
+  it('reads an MCP answer to its end, so that its connection stays open for the next request', async () => {
+    const id = newSessionId('mcp-keep');
+    const { of } = await streamTurn(id, { messages: [user(`call kit__echo {"text":"keep ${id}"}`)] });
+    expect(of('tool_result')[0]).toMatchObject({ content: `echo: keep ${id}` });
+    const call = (await mcpLog()).callSockets.find((logged) => logged.args?.text === `keep ${id}`)!;
+    expect(call.socket).toBeGreaterThan(0);
+    // Cancelled once its response came instead, the SSE answer's connection was closed at once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await mcpOpenSockets()).toContain(call.socket);
   });
 
   it('an image result becomes text and image blocks, stored whole', async () => {

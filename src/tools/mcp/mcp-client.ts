@@ -17,6 +17,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
 } from '../../api/mcp-messages';
+import { releaseBody } from '../../lib/release-body';
 import type * as z from '../../lib/zod';
 
 const CLIENT_INFO = { name: 'edge-agent-turns', version: '0.1.0' };
@@ -62,7 +63,7 @@ export class McpClient {
     if (this.sessionId === undefined) return;
     await within(NOTICE_TIMEOUT_MS, undefined, async (signal) => {
       const answer = await this.fetcher(this.url, { method: 'DELETE', headers: this.headersFor(), signal });
-      await answer.body?.cancel();
+      release(answer);
     }).catch(() => undefined);
     this.sessionId = undefined;
   }
@@ -93,7 +94,7 @@ export class McpClient {
   private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
     const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
     if (!answer.ok || !answer.body) {
-      await answer.body?.cancel();
+      release(answer);
       throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}.`);
     }
     if (method === 'initialize') this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
@@ -106,7 +107,7 @@ export class McpClient {
   /** A notification: the server answers 202 with no body. */
   private async notify(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     const answer = await this.post({ jsonrpc: '2.0', method, params }, signal);
-    await answer.body?.cancel();
+    release(answer);
     if (!answer.ok) throw new Error(`The MCP server refused ${method} with HTTP ${answer.status}.`);
   }
 
@@ -166,21 +167,30 @@ function findResponse(json: unknown, id: number): RpcResponse | undefined {
   return undefined;
 }
 
+/** An answer whose body we need no more: read to its end, so that its connection serves the next request (`releaseBody`). */
+function release(answer: Response): void {
+  if (answer.body) releaseBody(answer.body.getReader());
+}
+
 /**
  * The response with this id in an SSE answer, read until it comes; the server's notifications and
- * requests on the way (progress, a ping) are passed over. The rest of the stream is let go.
+ * requests on the way (progress, a ping) are passed over. Once it came, the rest of the stream (the
+ * server ends it after the response) is read to its end in the background; a stream that ended
+ * without it, or broke, is cancelled.
  */
 async function responseInStream(body: ReadableStream<Uint8Array>, id: number): Promise<RpcResponse | undefined> {
   const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  let found: RpcResponse | undefined;
   try {
     for (;;) {
       const next = await events.read();
       if (next.done) return undefined;
-      const found = next.value.data === '' ? undefined : findResponse(parseJson(next.value.data), id);
+      found = next.value.data === '' ? undefined : findResponse(parseJson(next.value.data), id);
       if (found) return found;
     }
   } finally {
-    void events.cancel().catch(() => undefined);
+    if (found) releaseBody(events);
+    else void events.cancel().catch(() => undefined);
   }
 }
 

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { turnViewSchema, deliveryListSchema } from '../../src/api/background-responses';
 import { acceptedTurnSchema, turnBodySchema } from '../../src/api/responses';
 import { fetchWorker, newSessionId, readSse, turn, user } from '../helpers/api';
-import { delivered, hooksOf } from '../helpers/hooks';
+import { delivered, hookSockets, hooksOf } from '../helpers/hooks';
 import { complete, openSocket } from '../helpers/socket';
 
 const post = (sessionId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -129,6 +129,16 @@ describe('webhooks', () => {
     const times = deliveries[0]!.attempts.map((attempt) => Date.parse(attempt.at));
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(100);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(200);
+  });
+
+  it('reads a refusal to its end, so that its connection stays open for the retry', async () => {
+    const id = newSessionId('hookfail-1');
+    await turn(id, { messages: [user('hello')] });
+    const [refused, taken] = await delivered(id, 1);
+    expect([refused!.answered, taken!.answered]).toEqual([503, 204]);
+    // Its body cancelled instead, the refusal's connection was closed at once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await hookSockets()).toContain(refused!.socket);
   });
 
   it('delivers after an eviction between two attempts', async () => {

@@ -20,3 +20,9 @@ export async function delivered(sessionId: string, count: number, timeout = 8000
     { timeout, interval: 50 },
   );
 }
+
+/** The numbers of the receiver's connections still open (an attempt's `socket` is one). */
+export async function hookSockets(): Promise<number[]> {
+  const receiver = env.WEBHOOK_URL!.replace(/\/hook$/, '');
+  return (await fetch(`${receiver}/sockets`)).json() as Promise<number[]>;
+}

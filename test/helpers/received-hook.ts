@@ -9,4 +9,6 @@ export type ReceivedHook = {
   data?: any;
   body: string;
   at: number;
+  /** The number of the connection it came on. */
+  socket: number;
 };

@@ -2,10 +2,12 @@
  * A stand-in webhook receiver on loopback (Node), as a deployment's would be: it checks every
  * delivery with the published `standardwebhooks` verifier, records each attempt, and fails on
  * purpose for the sessions whose id asks it to (`hookfail-<n>-...`: the first n attempts of each
- * webhook answer 503). `GET /received?session=<id>` lists what it recorded for a session.
+ * webhook answer 503, with a short JSON body as a busy server's would). `GET /received?session=<id>`
+ * lists what it recorded for a session (each attempt with the number of the connection it came
+ * on), and `GET /sockets` the numbers of the connections still open.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { ReceivedHook } from './received-hook';
 
@@ -16,6 +18,9 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
   const received: ReceivedHook[] = [];
   const attempts = new Map<string, number>();
   const verifier = new Webhook(WEBHOOK_TEST_SECRET);
+  const sockets = new WeakMap<Socket, number>();
+  const open = new Set<number>();
+  let opened = 0;
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
@@ -25,6 +30,10 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
         const session = url.searchParams.get('session');
         response.setHeader('content-type', 'application/json');
         return response.end(JSON.stringify(received.filter((hook) => hook.data?.sessionId === session)));
+      }
+      if (request.method === 'GET' && url.pathname === '/sockets') {
+        response.setHeader('content-type', 'application/json');
+        return response.end(JSON.stringify([...open]));
       }
       const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
       let payload: any;
@@ -40,10 +49,18 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
       attempts.set(webhookId, attempt);
       const failures = Number(/^hookfail-(\d+)-/.exec(payload?.data?.sessionId ?? '')?.[1] ?? 0);
       const answered = !verified ? 401 : attempt <= failures ? 503 : 204;
-      received.push({ webhookId, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now() });
+      const socket = sockets.get(request.socket) ?? 0;
+      received.push({ webhookId, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now(), socket });
       response.statusCode = answered;
-      response.end();
+      if (answered === 503) response.setHeader('content-type', 'application/json');
+      response.end(answered === 503 ? '{"error":"busy, try again"}' : undefined);
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    const number = (opened += 1);
+    sockets.set(socket, number);
+    open.add(number);
+    socket.on('close', () => open.delete(number));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };

@@ -10,10 +10,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { numberConnections } from './connections';
 import { CHART_PNG, MCP_TEST_TOKEN, type McpLog } from './mcp-fixtures';
 
 function buildServer(log: McpLog): McpServer {
@@ -59,9 +60,6 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
   const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const sockets = new WeakMap<Socket, number>();
-  const open = new Set<number>();
-  let opened = 0;
   const server = createServer(async (request, response) => {
     try {
       if (request.url === '/__log') {
@@ -69,7 +67,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         return;
       }
       if (request.url === '/__sockets') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([...open]));
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(connections.open()));
         return;
       }
       if (request.url !== '/mcp' && request.url !== '/mcp-json') return void response.writeHead(404).end();
@@ -80,7 +78,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
       const body = request.method === 'POST' ? await readBody(request) : undefined;
       for (const message of [body].flat() as { method?: string; params?: { name?: string; arguments?: unknown } }[]) {
         if (message?.method === 'tools/list') log.lists++;
-        if (message?.method === 'tools/call') log.callSockets.push({ tool: message.params?.name ?? '', args: message.params?.arguments, socket: sockets.get(request.socket) ?? 0 });
+        if (message?.method === 'tools/call') log.callSockets.push({ tool: message.params?.name ?? '', args: message.params?.arguments, socket: connections.of(request.socket) });
       }
       if (request.method === 'DELETE' && request.headers['mcp-session-id']) log.ended++;
       // `/mcp-json`: a stateless server that answers every request as JSON rather than SSE.
@@ -108,12 +106,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
       if (!response.headersSent) response.writeHead(500).end(String(error));
     }
   });
-  server.on('connection', (socket: Socket) => {
-    const number = (opened += 1);
-    sockets.set(socket, number);
-    open.add(number);
-    socket.on('close', () => open.delete(number));
-  });
+  const connections = numberConnections(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -25,8 +25,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { join } from 'node:path';
+import { numberConnections } from './connections';
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
 
@@ -89,25 +89,17 @@ type ChatBody = { model: string; messages: { role: string; content: unknown }[];
 export function startUpstream(): Promise<{ server: Server; url: string }> {
   const log: unknown[] = [];
   const failures = new Map<string, number>();
-  const sockets = new WeakMap<Socket, number>();
-  const open = new Set<number>();
-  let opened = 0;
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/__sockets') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([...open]));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(connections.open()));
       return;
     }
-    handle(request, response, log, failures, sockets.get(request.socket)).catch((error) => {
+    handle(request, response, log, failures, connections.of(request.socket)).catch((error) => {
       console.error('upstream stand-in failed', error);
       response.destroy();
     });
   });
-  server.on('connection', (socket: Socket) => {
-    const number = (opened += 1);
-    sockets.set(socket, number);
-    open.add(number);
-    socket.on('close', () => open.delete(number));
-  });
+  const connections = numberConnections(server);
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
@@ -117,7 +109,7 @@ export function startUpstream(): Promise<{ server: Server; url: string }> {
   });
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[], failures: Map<string, number>, socket: number | undefined): Promise<void> {
+async function handle(request: IncomingMessage, response: ServerResponse, log: unknown[], failures: Map<string, number>, socket: number): Promise<void> {
   if (request.method === 'GET' && request.url === '/__log') {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
     return;

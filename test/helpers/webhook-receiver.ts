@@ -7,8 +7,9 @@
  * on), and `GET /sockets` the numbers of the connections still open.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { numberConnections } from './connections';
 import type { ReceivedHook } from './received-hook';
 
 /** The deployment's secret in the tests that send webhooks (Standard Webhooks form). */
@@ -18,9 +19,6 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
   const received: ReceivedHook[] = [];
   const attempts = new Map<string, number>();
   const verifier = new Webhook(WEBHOOK_TEST_SECRET);
-  const sockets = new WeakMap<Socket, number>();
-  const open = new Set<number>();
-  let opened = 0;
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
@@ -33,7 +31,7 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
       }
       if (request.method === 'GET' && url.pathname === '/sockets') {
         response.setHeader('content-type', 'application/json');
-        return response.end(JSON.stringify([...open]));
+        return response.end(JSON.stringify(connections.open()));
       }
       const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
       let payload: any;
@@ -49,19 +47,14 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
       attempts.set(webhookId, attempt);
       const failures = Number(/^hookfail-(\d+)-/.exec(payload?.data?.sessionId ?? '')?.[1] ?? 0);
       const answered = !verified ? 401 : attempt <= failures ? 503 : 204;
-      const socket = sockets.get(request.socket) ?? 0;
+      const socket = connections.of(request.socket);
       received.push({ webhookId, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now(), socket });
       response.statusCode = answered;
       if (answered === 503) response.setHeader('content-type', 'application/json');
       response.end(answered === 503 ? '{"error":"busy, try again"}' : undefined);
     });
   });
-  server.on('connection', (socket: Socket) => {
-    const number = (opened += 1);
-    sockets.set(socket, number);
-    open.add(number);
-    socket.on('close', () => open.delete(number));
-  });
+  const connections = numberConnections(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }

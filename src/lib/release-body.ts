@@ -22,3 +22,8 @@ export function releaseBody(reader: Releasable, ms = RELEASE_MS): void {
     }
   })();
 }
+
+/** A response whose body we need no more, let go of the same way. */
+export function releaseResponse(response: Response): void {
+  if (response.body) releaseBody(response.body.getReader());
+}

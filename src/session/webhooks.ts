@@ -10,7 +10,7 @@ import type { PendingToolCall, StopReason, TurnError } from '../agent/events';
 import type { Usage } from '../agent/usage';
 import type { Config } from '../config';
 import { newId } from '../lib/ids';
-import { releaseBody } from '../lib/release-body';
+import { releaseResponse } from '../lib/release-body';
 import { SingleFlight } from '../lib/single-flight';
 import type { DeliveryRow, WebhookDeliveries } from './store/webhook-deliveries';
 
@@ -112,7 +112,7 @@ async function post(url: string, row: DeliveryRow, signer: Webhook, at: number):
   try {
     const response = await fetch(url, { method: 'POST', headers, body: row.body, signal: controller.signal });
     // Read to its end, not cancelled, so that its connection serves the next delivery.
-    if (response.body) releaseBody(response.body.getReader());
+    releaseResponse(response);
     return { status: response.status };
   } catch (error) {
     return { error: controller.signal.aborted ? `no answer in ${ATTEMPT_TIMEOUT_MS / 1000} s` : error instanceof Error ? error.message : String(error) };

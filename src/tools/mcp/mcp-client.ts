@@ -17,7 +17,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
 } from '../../api/mcp-messages';
-import { releaseBody } from '../../lib/release-body';
+import { releaseBody, releaseResponse } from '../../lib/release-body';
 import type * as z from '../../lib/zod';
 
 const CLIENT_INFO = { name: 'edge-agent-turns', version: '0.1.0' };
@@ -63,7 +63,7 @@ export class McpClient {
     if (this.sessionId === undefined) return;
     await within(NOTICE_TIMEOUT_MS, undefined, async (signal) => {
       const answer = await this.fetcher(this.url, { method: 'DELETE', headers: this.headersFor(), signal });
-      release(answer);
+      releaseResponse(answer);
     }).catch(() => undefined);
     this.sessionId = undefined;
   }
@@ -94,7 +94,7 @@ export class McpClient {
   private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
     const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
     if (!answer.ok || !answer.body) {
-      release(answer);
+      releaseResponse(answer);
       throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}.`);
     }
     if (method === 'initialize') this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
@@ -107,7 +107,7 @@ export class McpClient {
   /** A notification: the server answers 202 with no body. */
   private async notify(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     const answer = await this.post({ jsonrpc: '2.0', method, params }, signal);
-    release(answer);
+    releaseResponse(answer);
     if (!answer.ok) throw new Error(`The MCP server refused ${method} with HTTP ${answer.status}.`);
   }
 
@@ -165,11 +165,6 @@ function findResponse(json: unknown, id: number): RpcResponse | undefined {
     if (response.success && response.data.id === id) return response.data;
   }
   return undefined;
-}
-
-/** An answer whose body we need no more: read to its end, so that its connection serves the next request (`releaseBody`). */
-function release(answer: Response): void {
-  if (answer.body) releaseBody(answer.body.getReader());
 }
 
 /**

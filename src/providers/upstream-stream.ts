@@ -157,9 +157,9 @@ export async function* sseBatches(
       yield body;
       return;
     }
-    const opened = (reader = bodyReader(body));
+    reader = bodyReader(body);
     // A body that ignores the abort still ends: the cancel ends the pending read.
-    stop = () => void opened.cancel().catch(() => {});
+    stop = () => void reader?.cancel().catch(() => {});
     timer.signal.addEventListener('abort', stop, { once: true });
     const decoder = new TextDecoder();
     let parsed: SseMessage[] = [];
@@ -167,7 +167,7 @@ export async function* sseBatches(
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await opened.read();
+        next = await reader.read();
       } catch (cause) {
         if (!timer.signal.aborted) console.error(`${provider}: stream broke`, cause);
         yield fail('upstream_cut', BROKE_OFF, true);

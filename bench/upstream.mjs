@@ -6,13 +6,16 @@ import { createServer } from 'node:http';
 const chunk = (data) => `data: ${JSON.stringify(data)}\n\n`;
 
 export async function startBenchUpstream() {
-  // When the last request reached the handler, and when it was answered (`performance.now()` of this
-  // process, which is the client's too): bench/experiments/arrive.mjs reads them.
-  const last = { arrived: 0, answered: 0 };
+  // When the last request reached the handler (its headers), when its body had all come (the runtime
+  // writes a request's body after its headers, once the JavaScript ahead of it has run), and when it
+  // was answered (`performance.now()` of this process, which is the client's too):
+  // bench/experiments/arrive.mjs reads them.
+  const last = { arrived: 0, received: 0, answered: 0 };
   const server = createServer(async (request, response) => {
     last.arrived = performance.now();
     let body = '';
     for await (const part of request) body += part;
+    last.received = performance.now();
     if (request.method !== 'POST' || !request.url.endsWith('/chat/completions')) return void response.writeHead(404).end();
     const { model = 'deltas-5' } = JSON.parse(body || '{}');
     const [, count = '5', pace = '0'] = /^(?:deltas|paced)-(\d+)(?:-(\d+))?$/.exec(model) ?? [];

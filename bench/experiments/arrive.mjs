@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Where a first text event's time goes on either side of the model (bench/experiments/README.md):
-// for each kind of request, when it reached the upstream's handler, when the upstream answered, and
-// when the client read the first text event and the stream's end, all on this process's clock (the stand-in upstream
-// runs here, beside the client). The kinds: the floor that stores, then reads
+// for each kind of request, when it reached the upstream's handler (its headers), when its body had
+// all come, when the upstream answered, and when the client read the first text event and the
+// stream's end, all on this process's clock (the stand-in upstream runs here, beside the client).
+// The kinds: the floor that stores, then reads
 // (`bench/systems/limit-do-read.js` on `/store`), the same streaming back at once with a first event
 // as ours does (`/store/early`), the reading floor that stores nothing (`/`), the least a turn does
 // (`bench/systems/minimal-turn.js`), ours on a long-lived session, and with `NEW=1` a new object or
@@ -53,7 +54,7 @@ const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.start
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {
-  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], answered: [], text: [], end: [], cpu: [] }]));
+  const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], received: [], answered: [], text: [], end: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(chosen)) {
       const cpuBefore = groupRuntimeCpuNs(serverOf(kind).group);
@@ -63,6 +64,7 @@ try {
       const cpu = (groupRuntimeCpuNs(serverOf(kind).group) - cpuBefore) / 1e6;
       if (round >= 30) {
         rows[kind].arrived.push(upstream.last.arrived - started);
+        rows[kind].received.push(upstream.last.received - started);
         rows[kind].answered.push(upstream.last.answered - started);
         rows[kind].text.push(ttft);
         rows[kind].end.push(end);
@@ -72,7 +74,7 @@ try {
     }
   }
   for (const [kind, row] of Object.entries(rows)) {
-    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
+    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, its body ${round(median(row.received))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
   }
 } finally {
   clearTimeout(guard);

@@ -7,9 +7,9 @@ const chunk = (data) => `data: ${JSON.stringify(data)}\n\n`;
 
 export async function startBenchUpstream() {
   // When the last request reached the handler (its headers), when its body had all come (the runtime
-  // writes a request's body after its headers, once the JavaScript ahead of it has run), and when it
-  // was answered (`performance.now()` of this process, which is the client's too):
-  // bench/experiments/arrive.mjs reads them.
+  // writes a request's body after its headers, in a write of its own), and when it was answered
+  // (`performance.now()` of this process, which is the client's too): bench/experiments/arrive.mjs
+  // reads them.
   const last = { arrived: 0, received: 0, answered: 0 };
   const server = createServer(async (request, response) => {
     last.arrived = performance.now();

@@ -134,6 +134,11 @@ export function groupCpuNs(group) {
   return byProcess;
 }
 
+/** The pids of a dev server's runtimes (its workerd processes), by its process group (`startDevServer`'s `group`). */
+export function groupRuntimes(group) {
+  return [...processes()].filter(({ name, fields }) => name === 'workerd' && Number(fields[2]) === group).map(({ pid }) => pid);
+}
+
 /**
  * The CPU (ns) a dev server's runtimes (its workerd processes) have used so far: a request's share,
  * apart from the time it waited. Steadier than a rate on a shared machine: it counts the runtime's

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { measureTurn } from '../measure.mjs';
+import { groupRuntimes, measureTurn } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const TURNS = Number(process.env.TURNS ?? 500);
@@ -34,16 +34,6 @@ const systems = {
   ours: { vars: serviceVars(upstream.url, 20_000) },
 };
 
-/** The workerd processes of a dev server's process group. */
-function runtimes(group) {
-  return execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(group)], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, command]) => command?.startsWith('workerd'))
-    .map(([pid]) => pid);
-}
-
 /** `name`'s turns under the tool; the file it wrote. */
 async function record(name, { config, vars }) {
   const server = await startDevServer({ config, vars, inspector: false, extraArgs: ['--persist-to', mkdtempSync(join(dir, 'state-'))] });
@@ -51,7 +41,7 @@ async function record(name, { config, vars }) {
   try {
     for (let turn = 0; turn < 50; turn++) await measureTurn(`${server.base}/sessions/${session(-1 - turn)}/turns`, 'deltas-5', turn);
     const out = join(dir, name.replace(/\W+/g, '-'));
-    const pids = runtimes(server.group);
+    const pids = groupRuntimes(server.group);
     const args = syscalls ? ['-c', '-f', '-o', out, ...pids.flatMap((pid) => ['-p', pid])] : ['record', '-q', '-F', String(HZ), '-o', out, '-p', pids.join(',')];
     const tracer = spawn(tool, args, { stdio: 'ignore' });
     await new Promise((resolve) => setTimeout(resolve, 1000));

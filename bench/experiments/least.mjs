@@ -5,9 +5,10 @@
 // event on `?late`, the model asked before the turn is stored on `?fetch-first`, and the default
 // agent's tools offered to the model on `?tools`) and ours, each on a long-lived session (object)
 // and a new one, measured as `npm run bench` measures them: the same client and upstream, the
-// systems alternating request by request in a new random order each round. Prints each one's median first text event, its ratio to the limit through a DO (new: to the
-// limit through a new DO) and its runtime CPU per request. `ROUNDS` (200); `DIRECT=1` serves each
-// system by its runtime directly, past wrangler's proxy worker. Loopback only; bounded in time.
+// systems alternating request by request in a new random order each round. Prints each one's median
+// first text event, its ratio to the limit through a DO (new: to the limit through a new DO) and
+// its runtime CPU per request. `ROUNDS` (200); `DIRECT=1` serves each system by its runtime
+// directly, past wrangler's proxy worker. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@ import { releaseBody } from '../../src/lib/release-body';
 
 describe('releaseBody', () => {
   it('cancels a finished body that does not end within its bound', async () => {
-    const seen = { ended: false, cancelled: false };
+    const seen = { cancelled: false };
     const pieces = [new TextEncoder().encode(': more\n\n'), new TextEncoder().encode(': more\n\n')];
     // Two pieces, then nothing more and no end.
     const stream = new ReadableStream<Uint8Array>({
@@ -21,6 +21,6 @@ describe('releaseBody', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(seen.cancelled).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(seen).toEqual({ ended: false, cancelled: true });
+    expect(seen.cancelled).toBe(true);
   });
 });

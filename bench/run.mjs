@@ -183,7 +183,7 @@ if (ttft && throughput && history) {
     `| ahead of the peer: first text event, fresh | ours < peer | ${row(ttft.rows, 'ours (fresh session)').medianMs} ms vs ${peerFresh?.medianMs} ms | ${check(peerFresh && row(ttft.rows, 'ours (fresh session)').medianMs < peerFresh.medianMs)} |`,
     `| ahead of the peer: throughput | ours > peer | ${oursRate.eventsPerSecond.toLocaleString('en')}/s vs ${peerRate?.eventsPerSecond.toLocaleString('en')}/s | ${check(peerRate && oursRate.eventsPerSecond > peerRate.eventsPerSecond)} |`,
     '',
-    'Where a target is missed, `bench/PROFILE.md` says what the profiles (`npm run profile`) and the experiments showed, what was changed, and the figures before and after. The throughput target is below what reading the answer costs on this platform: an object that only brings the answer into JavaScript and writes it on unparsed streams at about 0.73x the limit through a DO, and every design must read it (bench/PROFILE.md, "What reading costs").',
+    `Where a target is missed, \`bench/PROFILE.md\` says what the profiles (\`npm run profile\`) and the experiments showed, what was changed, and the figures before and after. In this run the least a turn does, which keeps the turns API with nothing more, streams at ${row(throughput.rows, 'the least a turn does (new session)').ratioToDo}x the limit through a DO, and the DO that only reads the stream at ${row(throughput.rows, 'limit through a DO that reads the stream').ratioToDo}x. Which missed targets no design that keeps the contract reaches, and what stands between ours and the others, is in bench/PROFILE.md, "What remains, and why".`,
     '',
   );
 }

@@ -103,6 +103,7 @@ function account(found) {
     }
   }
   const n = found.length;
+  if (n === 0) throw new Error('wait-window: no turn found whose model request and answer the trace shows (were the tracepoints recorded? perf needs root for them)');
   return {
     turns: n,
     ...Object.fromEntries(Object.entries(sums).map(([key, ms]) => [key, ms / n])),

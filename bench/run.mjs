@@ -116,7 +116,7 @@ if (ttft && throughput && concurrency) {
     '',
     'How ours is configured (`serviceVars` in `bench/upstream.mjs`): the stand-in as its model, no title side calls, and no rate limiter (`RATE_LIMIT_PER_MINUTE=0`; the default, 120 a minute, asks the user\'s object before each POST: in `npm run bench:compare` with it on, the first text event moved 9.55 → 9.52 ms on a long-lived session and 13.66 → 14.24 ms on a new one).',
     '',
-    'Why the rounds alternate, and what that does to ours: each system\'s turns come apart, after the others\' (a system that always followed the same one would inherit its after-work). Ours then starts each turn after a pause. That is not what makes its gap: run alone, its first text event is 1.53x the floor that stores and streams back at once with the turns back to back, and 1.44x after a 20 ms pause (`bench/experiments/arrive.mjs`, `bench/PROFILE.md`).',
+    'Why the rounds alternate, and what that does to ours: each system\'s turns come apart, after the others\' (a system that always followed the same one would inherit its after-work). Ours then starts each turn after a pause. That is not what makes its gap: run alone, its first text event is 1.53x the floor that stores and streams back at once with the turns back to back, and 1.44x after a 20 ms pause, at the fourth stop of issue 24 (`bench/experiments/arrive.mjs`; `bench/PROFILE.md`, "The dev server\'s inspector").',
     '',
     `Concurrency: ${concurrency.sessions} sessions at once, ${concurrency.turnsEach} streamed turns each, in ${concurrency.seconds} s: p50 ${concurrency.p50Ms} ms, p99 ${concurrency.p99Ms} ms, ${concurrency.errors} errors.`,
     '',

@@ -8,9 +8,9 @@
 // the pages and syncs a commit writes, show there. `WINDOW=1` (200 turns) traces the scheduler and
 // the reads and writes instead, and tells where the runtime's thread spent each turn's wait for its
 // model (`wait-window.mjs`). `DIRECT=1` serves each system past the dev server's proxy. Needs `perf`
-// (`WINDOW=1`: and the kernel's tracepoints, as root) or `strace`. The JavaScript
-// compiled at run time has no symbols here: it shows as addresses, so read the builtins and the
-// runtime's own work, not which function of ours ran. Loopback only; bounded in time.
+// (`WINDOW=1`: and the kernel's tracepoints, as root) or `strace`. The JavaScript compiled at run
+// time has no symbols here: it shows as addresses, so read the builtins and the runtime's own work,
+// not which function of ours ran. Loopback only; bounded in time.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

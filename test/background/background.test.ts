@@ -8,7 +8,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { turnViewSchema, deliveryListSchema } from '../../src/api/background-responses';
 import { acceptedTurnSchema, turnBodySchema } from '../../src/api/responses';
 import { fetchWorker, newSessionId, readSse, turn, user } from '../helpers/api';
-import { delivered, hookSockets, hooksOf } from '../helpers/hooks';
+import { openConnections } from '../helpers/open-connections';
+import { delivered, hookReceiver, hooksOf } from '../helpers/hooks';
 import { complete, openSocket } from '../helpers/socket';
 
 const post = (sessionId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -138,7 +139,7 @@ describe('webhooks', () => {
     expect([refused!.answered, taken!.answered]).toEqual([503, 204]);
     // Its body cancelled instead, the refusal's connection was closed at once.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await hookSockets()).toContain(refused!.socket);
+    expect(await openConnections(hookReceiver)).toContain(refused!.socket);
   });
 
   it('delivers after an eviction between two attempts', async () => {

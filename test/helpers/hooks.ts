@@ -3,10 +3,12 @@ import { env } from 'cloudflare:workers';
 import { expect, vi } from 'vitest';
 import type { ReceivedHook } from './received-hook';
 
+/** The receiver's own address (the Worker posts to its `/hook`). */
+export const hookReceiver = env.WEBHOOK_URL!.replace(/\/hook$/, '');
+
 /** Every attempt the receiver got for a session, in order. */
 export async function hooksOf(sessionId: string): Promise<ReceivedHook[]> {
-  const receiver = env.WEBHOOK_URL!.replace(/\/hook$/, '');
-  return (await fetch(`${receiver}/received?session=${encodeURIComponent(sessionId)}`)).json() as Promise<ReceivedHook[]>;
+  return (await fetch(`${hookReceiver}/received?session=${encodeURIComponent(sessionId)}`)).json() as Promise<ReceivedHook[]>;
 }
 
 /** Waits until the receiver has taken (answered 2xx) `count` webhooks of a session; returns every attempt. */
@@ -19,10 +21,4 @@ export async function delivered(sessionId: string, count: number, timeout = 8000
     },
     { timeout, interval: 50 },
   );
-}
-
-/** The numbers of the receiver's connections still open (an attempt's `socket` is one). */
-export async function hookSockets(): Promise<number[]> {
-  const receiver = env.WEBHOOK_URL!.replace(/\/hook$/, '');
-  return (await fetch(`${receiver}/sockets`)).json() as Promise<number[]>;
 }

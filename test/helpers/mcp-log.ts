@@ -2,11 +2,9 @@
 import { env } from 'cloudflare:workers';
 import type { McpLog } from './mcp-fixtures';
 
-export async function mcpLog(): Promise<McpLog> {
-  return (await fetch(`${env.MCP_TEST_URL}/__log`)).json() as Promise<McpLog>;
-}
+/** The test MCP server's address. */
+export const mcpUrl = env.MCP_TEST_URL!;
 
-/** The numbers of the test MCP server's connections still open (a logged call's `socket` is one). */
-export async function mcpOpenSockets(): Promise<number[]> {
-  return (await fetch(`${env.MCP_TEST_URL}/__sockets`)).json() as Promise<number[]>;
+export async function mcpLog(): Promise<McpLog> {
+  return (await fetch(`${mcpUrl}/__log`)).json() as Promise<McpLog>;
 }

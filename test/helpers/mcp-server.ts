@@ -5,7 +5,7 @@
  * cancel). It asks for the header `x-test-token: secret-123`, and keeps a log at `GET /__log`:
  * how many times its tools were listed, each call (with the number of the connection it came on),
  * the calls that were cancelled, and the sessions ended by `DELETE`; `GET /__sockets` lists the
- * numbers of the connections still open. `/mcp-json` is the same server without sessions,
+ * numbers of the connections still open (`connections.ts`). `/mcp-json` is the same server without sessions,
  * answering in JSON, not SSE.
  */
 import { randomUUID } from 'node:crypto';
@@ -66,10 +66,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
         return;
       }
-      if (request.url === '/__sockets') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(connections.open()));
-        return;
-      }
+      if (connections.served(request, response)) return;
       if (request.url !== '/mcp' && request.url !== '/mcp-json') return void response.writeHead(404).end();
       if (request.headers['x-test-token'] !== MCP_TEST_TOKEN) {
         log.unauthorized++;

@@ -34,8 +34,3 @@ async function logged(marker: string): Promise<any[]> {
 function isTitleCall(body: any): boolean {
   return JSON.stringify([body.system, body.messages?.[0]]).includes(TITLE_SYSTEM_PROMPT);
 }
-
-/** The numbers of the stand-in's connections still open (a logged request's `socket` is one). */
-export async function openSockets(): Promise<number[]> {
-  return (await (await fetch(`${upstreamUrl}/__sockets`)).json()) as number[];
-}

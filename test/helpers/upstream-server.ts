@@ -21,7 +21,7 @@
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Every request body is kept, with its size as the stand-in counts it and the connection it came on
  * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
- * /__sockets` the numbers of the connections still open.
+ * /__sockets` the numbers of the connections still open (`connections.ts`).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -90,10 +90,7 @@ export function startUpstream(): Promise<{ server: Server; url: string }> {
   const log: unknown[] = [];
   const failures = new Map<string, number>();
   const server = createServer((request, response) => {
-    if (request.method === 'GET' && request.url === '/__sockets') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(connections.open()));
-      return;
-    }
+    if (connections.served(request, response)) return;
     handle(request, response, log, failures, connections.of(request.socket)).catch((error) => {
       console.error('upstream stand-in failed', error);
       response.destroy();

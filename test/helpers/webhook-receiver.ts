@@ -4,7 +4,8 @@
  * purpose for the sessions whose id asks it to (`hookfail-<n>-...`: the first n attempts of each
  * webhook answer 503, with a short JSON body as a busy server's would). `GET /received?session=<id>`
  * lists what it recorded for a session (each attempt with the number of the connection it came
- * on), and `GET /sockets` the numbers of the connections still open.
+ * on), and `GET /__sockets` the numbers of the connections still open
+ * (`connections.ts`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,10 +30,7 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
         response.setHeader('content-type', 'application/json');
         return response.end(JSON.stringify(received.filter((hook) => hook.data?.sessionId === session)));
       }
-      if (request.method === 'GET' && url.pathname === '/sockets') {
-        response.setHeader('content-type', 'application/json');
-        return response.end(JSON.stringify(connections.open()));
-      }
+      if (connections.served(request, response)) return;
       const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
       let payload: any;
       let verified = false;

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, newSessionId, streamTurn, user } from '../helpers/api';
-import { openSockets, sentWith } from '../helpers/upstream-log';
+import { openConnections } from '../helpers/open-connections';
+import { sentWith, upstreamUrl } from '../helpers/upstream-log';
 
 describe('openai provider through the Worker', () => {
   it('streams a recorded text answer, with its usage on turn_stop', async () => {
@@ -27,7 +28,7 @@ describe('openai provider through the Worker', () => {
     const [sent] = await sentWith(id);
     // Cancelled after its [DONE] instead, the body's connection was closed by the runtime at once.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await openSockets()).toContain(sent.socket);
+    expect(await openConnections(upstreamUrl)).toContain(sent.socket);
   });
 
   it('streams recorded reasoning as thinking', async () => {

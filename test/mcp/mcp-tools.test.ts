@@ -10,7 +10,8 @@ import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, p
 import { sentWith } from '../helpers/upstream-log';
 import { complete, openSocket } from '../helpers/socket';
 import { CHART_PNG } from '../helpers/mcp-fixtures';
-import { mcpLog, mcpOpenSockets } from '../helpers/mcp-log';
+import { openConnections } from '../helpers/open-connections';
+import { mcpLog, mcpUrl } from '../helpers/mcp-log';
 
 
 describe('MCP tools through the turns API', () => {
@@ -43,7 +44,7 @@ describe('MCP tools through the turns API', () => {
     expect(call.socket).toBeGreaterThan(0);
     // Cancelled once its response came instead, the SSE answer's connection was closed at once.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await mcpOpenSockets()).toContain(call.socket);
+    expect(await openConnections(mcpUrl)).toContain(call.socket);
   });
 
   it('an image result becomes text and image blocks, stored whole', async () => {

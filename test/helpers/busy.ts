@@ -1,6 +1,7 @@
 /** A session with a turn that surely runs: a slow stand-in model (ten chunks 150 ms apart), read up to its first text. */
 import { expect } from 'vitest';
 import { postTurn, readSse, user, type WireEvent } from './api';
+import { readUntil } from './read-until';
 
 export const SLOW = 'openai:script/slow';
 
@@ -8,15 +9,14 @@ export const SLOW = 'openai:script/slow';
 export async function running(id: string, text = 'first'): Promise<{ turnId: string; rest: Promise<WireEvent[]> }> {
   const response = await postTurn(id, { messages: [user(text)], stream: 'delta', model: SLOW });
   expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  let seen = '';
-  while (!/event: text_delta/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = (await readUntil(reader, (parts) => /event: text_delta/.test(parts.join('')), 'its first text_delta')).join('');
   const turnId = /"turnId":"([^"]+)"/.exec(seen)![1]!;
   const rest = (async () => {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      seen += new TextDecoder().decode(value);
+      seen += value;
     }
     return readSse(new Response(seen));
   })();

@@ -5,6 +5,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, fetchWorker, history, jsonTurn, newSessionId, postTurn, session, turn, user } from '../helpers/api';
+import { readUntil } from '../helpers/read-until';
 import { abortedWith } from '../helpers/upstream-log';
 
 const cancel = (sessionId: string, turnId: string) => fetchWorker(`/sessions/${sessionId}/turns/${turnId}/cancel`, { method: 'POST' });
@@ -14,8 +15,7 @@ describe('cancel', () => {
     const id = newSessionId('cancel');
     const response = await postTurn(id, { messages: [user(`slow ${id}`)], stream: 'delta', model: 'openai:script/slow' });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-    const seen: { event?: string; data: string }[] = [];
-    while (seen.filter((e) => e.event === 'text_delta').length < 2) seen.push((await reader.read()).value!);
+    const seen: { event?: string; data: string }[] = await readUntil(reader, (events) => events.filter((e) => e.event === 'text_delta').length >= 2, 'two text_deltas');
     const turnId = JSON.parse(seen[0]!.data).turnId;
 
     const cancelled = await cancel(id, turnId);

@@ -9,6 +9,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { callWorker, fetchWorker } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
+import { readUntil } from '../helpers/read-until';
 import { abortedWith, sentWith } from '../helpers/upstream-log';
 
 const piModel = (provider: string, id: string) => ({
@@ -141,7 +142,7 @@ describe('POST /api/stream', () => {
     const response = await proxy({ model: piModel('openai', 'script/slow'), context: { messages: [userMessage(marker)] } });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     // Once the upstream has streamed some text, the call is under way.
-    for (let text = ''; !text.includes('text_delta'); ) text += (await reader.read()).value ?? '';
+    await readUntil(reader, (parts) => parts.join('').includes('text_delta'), 'a text_delta');
     await reader.cancel();
     for (let tries = 0; (await abortedWith(marker)).length === 0; tries++) {
       if (tries > 100) throw new Error('the upstream call was not aborted');

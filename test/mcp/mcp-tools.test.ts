@@ -12,6 +12,7 @@ import { complete, openSocket } from '../helpers/socket';
 import { CHART_PNG } from '../helpers/mcp-fixtures';
 import { openConnections } from '../helpers/open-connections';
 import { mcpLog, mcpUrl } from '../helpers/mcp-log';
+import { readUntil } from '../helpers/read-until';
 
 
 describe('MCP tools through the turns API', () => {
@@ -110,8 +111,7 @@ describe('MCP tools through the turns API', () => {
     const tag = `cancel-${id}`;
     const response = await postTurn(id, { messages: [user(`call kit__slow {"ms": 8000, "tag": "${tag}"}`)], stream: 'delta' });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-    const seen: { event?: string; data: string }[] = [];
-    while (!seen.some((event) => event.event === 'tool_call')) seen.push((await reader.read()).value!);
+    const seen = await readUntil(reader, (events) => events.some((event) => event.event === 'tool_call'), 'a tool_call');
     await expect.poll(async () => (await mcpLog()).calls.some((call) => call.args.tag === tag)).toBe(true);
 
     const turnId = JSON.parse(seen[0]!.data).turnId;

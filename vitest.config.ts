@@ -84,9 +84,24 @@ const usersBindings = {
   USER_DAILY_COST_USD: '0.5',
 };
 
+/**
+ * What every project in workerd shares. The console is not intercepted there: vitest would send each
+ * line over its channel as a call it awaits before the file may end, and a line logged in a Durable
+ * Object's context (every turn's end) travels by a fetch that the object's eviction can drop. The
+ * call then never returns and the whole run waits forever (seen in CI). test/setup-workers.ts keeps
+ * the lines instead, and shows them for a failed test.
+ */
+const inWorkerd = {
+  globalSetup: ['./test/global-setup.ts'],
+  setupFiles: ['./test/setup-workers.ts'],
+  testTimeout: 20_000,
+  disableConsoleIntercept: true,
+};
+
 export default defineConfig({
   test: {
     // The Worker logs every request and turn as JSON; a passing test's lines would bury the report.
+    // (In workerd the console is not vitest's: test/setup-workers.ts keeps the lines for a failure.)
     silent: 'passed-only',
     // Two files at a time even on two cores (vitest's default there is one): a file waits on the
     // runtime's commits, its timers and its sockets for much of its time, and its runtime starts
@@ -97,11 +112,9 @@ export default defineConfig({
         plugins: [workersPool()],
         test: {
           name: 'workers',
-          globalSetup: ['./test/global-setup.ts'],
-          setupFiles: ['./test/setup-workers.ts'],
+          ...inWorkerd,
           include: ['test/**/*.test.ts'],
           exclude: ['test/browser/**', 'test/mcp/**', 'test/clients/**', 'test/users/**', 'test/background/**'],
-          testTimeout: 20_000,
         },
       },
       {
@@ -109,12 +122,10 @@ export default defineConfig({
         plugins: [workersPool({ mcp: true })],
         test: {
           name: 'workers-mcp',
-          globalSetup: ['./test/global-setup.ts'],
-          setupFiles: ['./test/setup-workers.ts'],
+          ...inWorkerd,
           include: ['test/mcp/**/*.test.ts'],
           // One file at a time: the MCP server's counts (lists, calls) must belong to one file.
           fileParallelism: false,
-          testTimeout: 20_000,
         },
       },
       {
@@ -122,10 +133,8 @@ export default defineConfig({
         plugins: [workersPool({ bindings: usersBindings })],
         test: {
           name: 'workers-users',
-          globalSetup: ['./test/global-setup.ts'],
-          setupFiles: ['./test/setup-workers.ts'],
+          ...inWorkerd,
           include: ['test/users/**/*.test.ts'],
-          testTimeout: 20_000,
         },
       },
       {
@@ -133,10 +142,8 @@ export default defineConfig({
         plugins: [workersPool({ hooks: true })],
         test: {
           name: 'workers-hooks',
-          globalSetup: ['./test/global-setup.ts'],
-          setupFiles: ['./test/setup-workers.ts'],
+          ...inWorkerd,
           include: ['test/background/**/*.test.ts'],
-          testTimeout: 20_000,
         },
       },
       {

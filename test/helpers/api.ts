@@ -31,8 +31,8 @@ export function callWorker(request: Request, bindings: typeof env = env): Promis
 
 /**
  * Waits for the `waitUntil` work of every call so far: the request's log line is written after its
- * response, and none may outlive its test file (the pool closes the console's channel at its end).
- * Run after each test (`test/setup-workers.ts`).
+ * response, and no work may outlive its test (it would log into the next one's lines, or past the
+ * file's end). Run after each test (`test/setup-workers.ts`).
  */
 export async function settleWorkerCalls(): Promise<void> {
   await Promise.all(contexts.splice(0).map((context) => waitOnExecutionContext(context)));

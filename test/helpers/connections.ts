@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CONNECTIONS_PATH } from './open-connections';
+import { CONNECTIONS_PATH } from './open-connections.ts';
 
 /** Numbers `server`'s connections: `of` tells a request's, `served` answers `GET /__sockets` (true when it did). */
 export function numberConnections(server: Server): { of: (socket: Socket) => number; served: (request: IncomingMessage, response: ServerResponse) => boolean } {

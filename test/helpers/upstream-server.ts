@@ -26,7 +26,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { numberConnections } from './connections';
+import { numberConnections } from './connections.ts';
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
 

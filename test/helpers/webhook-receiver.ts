@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { numberConnections } from './connections';
+import { numberConnections } from './connections.ts';
 import type { ReceivedHook } from './received-hook';
 
 /** The deployment's secret in the tests that send webhooks (Standard Webhooks form). */

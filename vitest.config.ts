@@ -88,8 +88,8 @@ const usersBindings = {
  * What every project in workerd shares. The console is not intercepted there: vitest would send each
  * line over its channel as a call it awaits before the file may end, and a line logged in a Durable
  * Object's context (every turn's end) travels by a fetch that the object's eviction can drop. The
- * call then never returns and the whole run waits forever (seen in CI). test/setup-workers.ts keeps
- * the lines instead, and shows them for a failed test.
+ * call then never returns and the whole run waits forever (reproduced: a test that logs from objects
+ * as it evicts them). test/setup-workers.ts keeps the lines instead, and shows them for a failed test.
  */
 const inWorkerd = {
   globalSetup: ['./test/global-setup.ts'],

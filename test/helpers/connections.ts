@@ -1,7 +1,7 @@
 /**
  * The connections a stand-in server (in Node) accepted, numbered in order, and which are still open
- * (`GET /__sockets`, which a test reads with `openConnections`): a test can then tell whether the
- * Worker kept a connection for its next request.
+ * (`GET /__sockets`, which a test in workerd reads with `open-connections.ts`): a test can then tell
+ * whether the Worker kept a connection for its next request.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

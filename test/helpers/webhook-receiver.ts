@@ -4,8 +4,7 @@
  * purpose for the sessions whose id asks it to (`hookfail-<n>-...`: the first n attempts of each
  * webhook answer 503, with a short JSON body as a busy server's would). `GET /received?session=<id>`
  * lists what it recorded for a session (each attempt with the number of the connection it came
- * on), and `GET /__sockets` the numbers of the connections still open
- * (`connections.ts`).
+ * on), and `GET /__sockets` the numbers of the connections still open (`connections.ts`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -44,7 +44,6 @@ describe('MCP tools through the turns API', () => {
     const call = (await mcpLog()).callSockets.find((logged) => logged.args?.text === `keep ${id}`)!;
     expect(call.socket).toBeGreaterThan(0);
     // Cancelled once its response came instead, the SSE answer's connection was closed at once.
-    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await openConnections(mcpUrl)).toContain(call.socket);
   });
 

@@ -12,7 +12,12 @@ export const rpcIdSchema = z.union([z.string(), z.number().int()]);
 const params = z.record(z.string(), z.unknown());
 
 export const rpcRequestSchema = z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema, method: z.string(), params: params.optional() });
-export const rpcNotificationSchema = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: params.optional() });
+/**
+ * A notification has no `id` member at all. A message with a method and an id that is not a valid
+ * one (null, an object, a fraction) is a bad request, not a notification: taken as one, it would go
+ * unanswered, and its sender would wait for an answer that never comes.
+ */
+export const rpcNotificationSchema = z.object({ jsonrpc: z.literal('2.0'), id: z.never().optional(), method: z.string(), params: params.optional() });
 const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 export const rpcResponseSchema = z.union([
   z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema, result: params }),

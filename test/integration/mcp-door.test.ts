@@ -47,6 +47,10 @@ describe('the MCP door’s transport', () => {
     ['a body that is not JSON', '{"jsonrpc":', {}, 400, -32700],
     ['a message that is not JSON-RPC', { jsonrpc: '1.0', id: 1, method: 'ping' }, {}, 400, -32600],
     ['an empty batch', [], {}, 400, -32600],
+    // MCP's ids are strings or integers, never null: such a message is no notification, to be taken with a 202 and never answered.
+    ['a request whose id is null', { jsonrpc: '2.0', id: null, method: 'ping' }, {}, 400, -32600],
+    ['a request whose id is an object', { jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list' }, {}, 400, -32600],
+    ['a request whose id is a fraction', { jsonrpc: '2.0', id: 1.5, method: 'ping' }, {}, 400, -32600],
     ['an unsupported protocol version', call(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }, 400, -32000],
     ['another content type', call(1, 'ping'), { 'content-type': 'text/plain' }, 415, -32000],
     ['a body nested too deep', call(1, 'tools/call', { name: 'chat', arguments: { message: 'x', deep: JSON.parse('['.repeat(200) + ']'.repeat(200)) } }), {}, 400, -32700],

@@ -107,6 +107,9 @@ describe('GET /sessions', () => {
       expect(response.status, query).toBe(400);
       expect(response.body.error.code).toBe('invalid_query');
     }
+    // The message names what is wrong, in one sentence: a parameter given twice, a cursor not from a page.
+    expect((await alice.json('/sessions?limit=2&limit=3')).body.error.message).toBe('The query is not valid: limit is given more than once.');
+    expect((await alice.json('/sessions?cursor=nope')).body.error.message).toBe('The query is not valid: cursor: The cursor is the "next" value of a previous page.');
     expect((await alice.json('/sessions', { method: 'POST', body: '{}' })).status).toBe(405);
     expect((await alice.json('/usage', { method: 'DELETE' })).status).toBe(405);
     expect((await alice.json('/users/me', { method: 'PUT', body: '{}' })).status).toBe(405);

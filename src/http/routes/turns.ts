@@ -14,6 +14,7 @@ import type { AdmittedRequest } from '../admission';
 import type { AuthedRequest } from '../auth';
 import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
+import { readQuery } from '../read-query';
 import { parseSessionId, sessionStub } from '../session-stub';
 import { sessionStreamResponse } from '../session-stream';
 import { SSE_HEADERS } from '../../transport/headers';
@@ -41,14 +42,13 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
 export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const turnId = parseTurnId(request.params.turnId);
-  const query = followQuerySchema.safeParse({ ...request.query });
-  if (!query.success) throw new ApiError(400, 'invalid_query', `The query is not valid: ${query.error.issues[0]?.message}.`);
+  const query = readQuery(followQuerySchema, request);
   const lastEventId = request.headers.get('last-event-id');
   if (lastEventId !== null && !/^\d{1,9}$/.test(lastEventId)) {
     throw new ApiError(400, 'invalid_last_event_id', 'Last-Event-ID must be the id of an event of this turn (a number).');
   }
-  const after = lastEventId !== null ? Number(lastEventId) : query.data.after;
-  const result = await sessionStub(env, request.owner, sessionId).followTurn(turnId, after, query.data.stream);
+  const after = lastEventId !== null ? Number(lastEventId) : query.after;
+  const result = await sessionStub(env, request.owner, sessionId).followTurn(turnId, after, query.stream);
   if (!result.ok) return failureResponse(result);
   return sessionStreamResponse(result.body, { headers: SSE_HEADERS });
 }

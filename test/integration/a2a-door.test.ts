@@ -61,4 +61,13 @@ describe('the A2A door’s envelope', () => {
     expect(await answer({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-colon' } })).toMatchObject({ id: 3, error: { code: -32001 } });
     expect((await session(contextId)).status).toBe(404);
   });
+
+  it('refuses a context id that is no session id (the context is the session), and makes no session', async () => {
+    for (const contextId of ['bad ctx!', 'a/b', 'x'.repeat(129), '']) {
+      const refused = await answer({ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: { message: { contextId, parts: [{ text: 'hi' }] } } });
+      expect(refused, contextId).toMatchObject({ id: 4, error: { code: -32602, message: expect.stringMatching(/^params\.message\.contextId is not a session id\. Session ids are 1 to 128 characters/) } });
+    }
+    const listed = await (await fetchWorker('/sessions')).json<{ sessions: unknown[] }>();
+    expect(listed.sessions).toEqual([]);
+  });
 });

@@ -61,6 +61,20 @@ describe('the MCP door’s transport', () => {
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
   });
 
+  it('answers a session id the turns API could not name as an input error of each tool that takes one, and makes no session', async () => {
+    const calls = [
+      { name: 'chat', arguments: { message: 'hi', sessionId: 'bad id!' } },
+      { name: 'answer_tool_call', arguments: { sessionId: 'a/b', toolCallId: 'call_1', granted: true } },
+      { name: 'get_messages', arguments: { sessionId: 'x'.repeat(129) } },
+    ];
+    for (const [index, params] of calls.entries()) {
+      const answered = await (await post(call(index, 'tools/call', params))).json<any>();
+      expect(answered, params.name).toMatchObject({ id: index, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Input validation error: .*Session ids are 1 to 128 characters.*sessionId/s) }] } });
+    }
+    const listed = await (await fetchWorker('/sessions')).json<{ sessions: unknown[] }>();
+    expect(listed.sessions).toEqual([]);
+  });
+
   it('runs nothing for a refused call: no session is made', async () => {
     await post(call(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-refused' } }), { accept: 'application/json' });
     const messages = await fetchWorker('/sessions/mcp-refused/messages');

@@ -10,7 +10,7 @@ import type { IRequest } from 'itty-router';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
-import { clientToolSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
+import { clientToolSchema, sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
 import { defaultTools } from '../../tools/default-tools';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
@@ -99,6 +99,9 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
   const message = messageSchema.safeParse(params.message);
   if (!message.success) throw new RpcError(INVALID_PARAMS, 'params.message must be a message with at least one text or data part.');
   const { contextId, taskId, parts } = message.data;
+  // The context is the session: a context id the turns API could not name would make a session no other door reaches.
+  const context = contextId === undefined ? undefined : sessionIdSchema.safeParse(contextId);
+  if (context?.error) throw new RpcError(INVALID_PARAMS, `params.message.contextId is not a session id. ${context.error.issues[0]?.message}`);
   const sessionId = (taskId ? parseTask(taskId).sessionId : undefined) ?? contextId ?? `a2a-${newId('s').slice(2, 18)}`;
   const messages: InputMessage[] = [];
   const text = parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');

@@ -6,7 +6,7 @@
  * and its internal events are encoded here (`protocol/mcp-chat-encoder.ts`).
  */
 import type { IRequest } from 'itty-router';
-import type { InputMessage, TurnRequest } from '../../api/turn-request';
+import { sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
 import { readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -18,7 +18,7 @@ import { admit } from '../../users/admission';
 import { userObject, type Owner } from '../../users/owner';
 import { authenticate } from '../auth';
 import { serveMcp, type McpTool, type McpToolResult, type Progress } from '../mcp-server';
-import { parseSessionId, sessionStub } from '../session-stub';
+import { sessionStub } from '../session-stub';
 
 export async function handleMcp(request: IRequest, env: Env): Promise<Response> {
   const owner = await authenticate(request, env);
@@ -43,13 +43,13 @@ function tools(env: Env, owner: Owner): McpTool<any>[] {
     tool({
       name: 'chat',
       description: 'Send a message to the agent, in a session of yours (a new one without sessionId). Returns its answer; a turn that waits for a permission or a client result lists those calls.',
-      input: { message: z.string().min(1).max(100_000), sessionId: z.string().optional() },
+      input: { message: z.string().min(1).max(100_000), sessionId: sessionIdSchema.optional() },
       run: ({ message, sessionId }, progress) => runTurn(env, owner, sessionId ?? `mcp-${newId('s').slice(2, 18)}`, [{ role: 'user', content: message }], progress),
     }),
     tool({
       name: 'answer_tool_call',
       description: 'Answer a call a turn waits for: a permission (granted, reason?) or a client tool’s result. The turn goes on, and its answer comes back as chat’s does.',
-      input: { sessionId: z.string(), toolCallId: z.string(), granted: z.boolean().optional(), reason: z.string().max(2000).optional(), result: z.string().optional() },
+      input: { sessionId: sessionIdSchema, toolCallId: z.string(), granted: z.boolean().optional(), reason: z.string().max(2000).optional(), result: z.string().optional() },
       run: ({ sessionId, toolCallId, granted, reason, result }, progress) => {
         const answer: InputMessage =
           result !== undefined
@@ -70,22 +70,19 @@ function tools(env: Env, owner: Owner): McpTool<any>[] {
     tool({
       name: 'get_messages',
       description: 'The messages of a session of yours (its active branch).',
-      input: { sessionId: z.string() },
+      input: { sessionId: sessionIdSchema },
       run: async ({ sessionId }) => {
-        const id = parseSessionId(sessionId);
-        const page = await sessionStub(env, owner, id).getMessages({ limit: 500 });
+        const page = await sessionStub(env, owner, sessionId).getMessages({ limit: 500 });
         if (!page.ok) return failure(page.body.error.message);
-        return { content: [{ type: 'text', text: JSON.stringify(page.messages) }], structuredContent: { sessionId: id, messages: page.messages } };
+        return { content: [{ type: 'text', text: JSON.stringify(page.messages) }], structuredContent: { sessionId, messages: page.messages } };
       },
     }),
   ];
 }
 
 /** A turn of the MCP door: queued behind a running one, told as progress notifications, answered at its end. */
-async function runTurn(env: Env, owner: Owner, rawSessionId: string, messages: InputMessage[], progress: Progress): Promise<McpToolResult> {
-  let sessionId: string;
+async function runTurn(env: Env, owner: Owner, sessionId: string, messages: InputMessage[], progress: Progress): Promise<McpToolResult> {
   try {
-    sessionId = parseSessionId(rawSessionId);
     const today = await admit(env, owner, { callsModel: true });
     const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue' };
     const started = await sessionStub(env, owner, sessionId).startEventsRun({ sessionId, request, model: readConfig(env).defaultModel, ...(today ? { today } : {}) });

@@ -4,7 +4,7 @@
  */
 import type { Env } from './env';
 import type { CorsOrigins } from './http/cors';
-import { ApiError } from './lib/errors';
+import { ApiError, clause } from './lib/errors';
 import * as z from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
@@ -148,7 +148,7 @@ function parseConfig(env: Env): Config {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ApiError(500, 'configuration_error', `The deployment's ${issue?.path.join('.')} is not valid: ${issue?.message}.`);
+    throw new ApiError(500, 'configuration_error', `The deployment's ${issue?.path.join('.')} is not valid: ${clause(issue?.message)}.`);
   }
   const vars = parsed.data;
   const listed = (vars.MODELS ?? '').split(',').map((model) => model.trim()).filter(Boolean);

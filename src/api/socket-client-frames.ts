@@ -4,6 +4,7 @@
  * ignored rather than refused, so that front-ends written for the protocol's reference server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
+import { clause } from '../lib/errors';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
@@ -90,7 +91,7 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` (at ${issue.path.join('.')})` : '';
-    return bad('invalid_frame', `The ${type} frame is not valid${where}: ${issue?.message}.`, id);
+    return bad('invalid_frame', `The ${type} frame is not valid${where}: ${clause(issue?.message)}.`, id);
   }
   return { ok: true, frame: parsed.data as ClientFrame };
 }

@@ -1,6 +1,6 @@
 /** A route's query string, checked by its schema: `400 invalid_query` with the first issue. */
 import type { IRequest } from 'itty-router';
-import { ApiError } from '../lib/errors';
+import { ApiError, clause } from '../lib/errors';
 import type { z } from '../lib/zod';
 
 export function readQuery<S extends z.ZodType>(schema: S, request: IRequest): z.output<S> {
@@ -10,6 +10,5 @@ export function readQuery<S extends z.ZodType>(schema: S, request: IRequest): z.
   const parsed = schema.safeParse({ ...request.query });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const message = (issue?.message ?? 'not valid').replace(/\.$/, '');
-  throw new ApiError(400, 'invalid_query', `The query is not valid: ${issue?.path.join('.') || 'query'}: ${message}.`);
+  throw new ApiError(400, 'invalid_query', `The query is not valid: ${issue?.path.join('.') || 'query'}: ${clause(issue?.message)}.`);
 }

@@ -37,7 +37,10 @@ describe('the MCP door’s transport', () => {
   it('refuses a call of an unknown method or tool as JSON-RPC errors, and bad arguments as a result the model can read', async () => {
     expect(await (await post(call(1, 'resources/list'))).json()).toMatchObject({ id: 1, error: { code: -32601 } });
     expect(await (await post(call(2, 'tools/call', { name: 'nope', arguments: {} }))).json()).toMatchObject({ id: 2, error: { code: -32602, message: 'Tool nope not found.' } });
-    expect(await (await post(call(3, 'tools/call', { arguments: {} }))).json()).toMatchObject({ id: 3, error: { code: -32602 } });
+    expect(await (await post(call(3, 'tools/call', { arguments: {} }))).json()).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringMatching(/^Invalid params: name: /) } });
+    // The message names what is wrong: here the progress token, not the tool's name, which is there.
+    const token = await (await post(call(5, 'tools/call', { name: 'chat', arguments: { message: 'hi' }, _meta: { progressToken: 7.5 } }))).json();
+    expect(token).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringMatching(/^Invalid params: _meta\.progressToken: /) } });
     const bad = await (await post(call(4, 'tools/call', { name: 'chat', arguments: { message: '' } }))).json<any>();
     expect(bad).toMatchObject({ id: 4, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Input validation error: .*message/s) }] } });
   });

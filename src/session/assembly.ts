@@ -81,8 +81,8 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     },
     quota: () => users.quotaError(),
     spent: (call) => users.spent(call),
-    started: (sessionId) => {
-      housekeeping.turnStarted();
+    started: (sessionId, followed) => {
+      housekeeping.turnStarted(followed);
       users.started(sessionId);
     },
     settling: async (sessionId) => {

@@ -73,8 +73,12 @@ export class Housekeeping {
    * event, about 0.7 ms (bench/PROFILE.md, "A new session made lean"). A turn cut within
    * that time is closed when its object next wakes, as any cut turn is. If no turn runs by then,
    * the alarm is only made sure of for the logs' expiry (bench/PROFILE.md, "An alarm a day").
+   * A turn no client follows as it starts (`Prefer: respond-async`) has no first event to hold: its
+   * keepalive is set at once, so that a restart in its first moments still wakes the object to close
+   * it (and send its webhook). A queued turn has had one since it was queued.
    */
-  turnStarted(): void {
+  turnStarted(followed: boolean): void {
+    if (!followed) return this.keepAwake();
     if (this.keepAwakeSoon) return;
     this.keepAwakeSoonAt = Date.now() + KEEPALIVE_AFTER_MS;
     this.keepAwakeSoon = setTimeout(() => {

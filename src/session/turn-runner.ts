@@ -71,8 +71,11 @@ export interface RunnerHost {
   admitted(): Promise<void>;
   quota(): TurnError | undefined;
   spent(call: ModelCallUsage): void;
-  /** A turn started (keep the object awake, tell the user's list), and one ended (what follows a turn). */
-  started(sessionId: string): void;
+  /**
+   * A turn started (keep the object awake, tell the user's list), and one ended (what follows a turn).
+   * `followed`: a client waits for its first event (a request's follower, a socket).
+   */
+  started(sessionId: string, followed: boolean): void;
   /** The turn's end is about to be told: the user's list learns it first (read your writes). */
   settling(sessionId: string): Promise<void>;
   ended(door: Door, turnId: string, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
@@ -221,7 +224,7 @@ export class TurnRunner {
       .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
       .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
     this.running = { turnId, controller, done, output, inbox };
-    this.host.started(door.sessionId);
+    this.host.started(door.sessionId, door.follower !== undefined || door.socket !== undefined || door.queued !== undefined);
     return turnId;
   }
 

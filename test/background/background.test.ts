@@ -3,10 +3,12 @@
  * and signed webhooks for every turn's end, checked by the published `standardwebhooks` verifier in a
  * stand-in receiver on loopback, retried with the same `webhook-id`, across an eviction.
  */
-import { abortAllDurableObjects } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { turnViewSchema, deliveryListSchema } from '../../src/api/background-responses';
 import { acceptedTurnSchema, turnBodySchema } from '../../src/api/responses';
+import { sessionObject } from '../../src/users/owner';
 import { fetchWorker, newSessionId, readSse, turn, user } from '../helpers/api';
 import { openConnections } from '../helpers/open-connections';
 import { delivered, hookReceiver, hooksOf } from '../helpers/hooks';
@@ -139,6 +141,21 @@ describe('webhooks', () => {
     expect([refused!.answered, taken!.answered]).toEqual([503, 204]);
     // Its body cancelled instead, the refusal's connection was closed at once.
     expect(await openConnections(hookReceiver)).toContain(refused!.socket);
+  });
+
+  it('keeps an alarm from a background turn’s start: a restart in its first moments still ends it, webhook and all', async () => {
+    const id = newSessionId('hook-cut');
+    const object = () => sessionObject(env, { userId: 'local' }, id);
+    const slow = acceptedTurnSchema.parse(await (await post(id, { messages: [user('slowly')], model: 'openai:script/slow' }, { prefer: 'respond-async' })).json());
+    // At once, where a turn a client follows sets its keepalive only once it has run 250 ms: the
+    // keepalive is there (a restart wakes the object by it, to close the cut turn).
+    const alarmIn = await runInDurableObject(object(), async (_instance, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
+    expect(alarmIn).toBeGreaterThan(25_000);
+    expect(alarmIn).toBeLessThanOrEqual(30_000);
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(object())).toBe(true);
+    const [hook] = await delivered(id, 1);
+    expect(hook).toMatchObject({ verified: true, type: 'turn.failed', data: { turnId: slow.turnId } });
   });
 
   it('delivers after an eviction between two attempts', async () => {

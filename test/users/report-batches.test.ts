@@ -140,7 +140,7 @@ describe('what was sent leaves the outbox', () => {
         const { users, housekeeping } = partsOf<{ users: Link; housekeeping: Housekeeping }>(instance);
         await state.storage.deleteAlarm();
         housekeeping.knownAlarm(null);
-        housekeeping.turnStarted();
+        housekeeping.turnStarted(true);
         users.spent(call);
         users.ended(id);
         await users.delivered();

@@ -85,6 +85,7 @@ export async function verifyToken(token: string | undefined, request: Request, e
       throw unauthorized('token_not_yet_valid', 'The token is not valid yet (its "nbf" is in the future).');
     }
     if (error instanceof errors.JWTClaimValidationFailed && (error.claim === 'exp' || error.claim === 'sub')) {
+      if (error.claim === 'exp' && error.reason === 'invalid') throw unauthorized('unauthorized', 'The token\'s "exp" claim is not a number (seconds since the epoch).');
       const why = error.claim === 'exp' ? 'no "exp" claim: tokens must expire' : 'no "sub" claim naming the user';
       throw unauthorized('unauthorized', `The token has ${why}.`);
     }

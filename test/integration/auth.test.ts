@@ -4,6 +4,7 @@
  * rate limit on POST requests.
  */
 import { env } from 'cloudflare:workers';
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { callWorker, newSessionId, readSse } from '../helpers/api';
 import { mint, SECRET } from '../helpers/tokens';
@@ -43,6 +44,14 @@ describe('authentication', () => {
     ['something that is not a JWT', async () => 'not-a-jwt', 'unauthorized'],
   ])('401 for %s', async (_label, token, code) => {
     await expectError(await call(`/sessions/a`, { token: await token() }), 401, code);
+  });
+
+  it('says which claim is wrong: an exp that is not a number is not a missing one', async () => {
+    const token = await new SignJWT({ sub: 'u', exp: 'tomorrow' as unknown as number }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+    const { body } = await expectError(await call(`/sessions/a`, { token }), 401, 'unauthorized');
+    expect(body.error.message).toBe('The token\'s "exp" claim is not a number (seconds since the epoch).');
+    const { body: missing } = await expectError(await call(`/sessions/a`, { token: await mint({ sub: 'u', exp: null }) }), 401, 'unauthorized');
+    expect(missing.error.message).toBe('The token has no "exp" claim: tokens must expire.');
   });
 
   it('serves a valid token as its sub', async () => {

@@ -33,15 +33,15 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * A schema's refusal as the API's 400 `invalid_request`: the first issue in the sentence (`what` is
- * not valid: path: message.), every issue in `details.issues`.
- */
 /** A schema's message inside a sentence of ours, which ends with its own period: the message's own is dropped. */
 export function clause(message: string | undefined): string {
   return (message ?? 'not valid').replace(/\.$/, '');
 }
 
+/**
+ * A schema's refusal as the API's 400 `invalid_request`: the first issue in the sentence (`what` is
+ * not valid: path: message.), every issue in `details.issues`.
+ */
 export function invalidRequest(what: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): ApiError {
   const listed = issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
   const first = listed[0];

@@ -5,6 +5,7 @@
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
 import { clause } from '../lib/errors';
+import { explainIssue } from '../lib/explain-issue';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
@@ -89,8 +90,9 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   }
   const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? ` (at ${issue.path.join('.')})` : '';
+    const first = parsed.error.issues[0];
+    const issue = first ? explainIssue(first) : undefined;
+    const where = issue?.path.length ? ` (at ${issue.path.map(String).join('.')})` : '';
     return bad('invalid_frame', `The ${type} frame is not valid${where}: ${clause(issue?.message)}.`, id);
   }
   return { ok: true, frame: parsed.data as ClientFrame };

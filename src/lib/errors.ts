@@ -2,6 +2,8 @@
  * The one error class of the HTTP surface. Handlers throw it; `http/error-response.ts` turns it into
  * the contract's body `{ error: { code, message, details } }` in exactly one place.
  */
+import { explainIssue, type SchemaIssue } from './explain-issue';
+
 export type ApiErrorBody = {
   error: { code: string; message: string; details?: unknown };
 };
@@ -40,10 +42,11 @@ export function clause(message: string | undefined): string {
 
 /**
  * A schema's refusal as the API's 400 `invalid_request`: the first issue in the sentence (`what` is
- * not valid: path: message.), every issue in `details.issues`.
+ * not valid: path: message.), every issue in `details.issues`; a union's told by the branch the
+ * input was meant for (`explainIssue`).
  */
-export function invalidRequest(what: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): ApiError {
-  const listed = issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+export function invalidRequest(what: string, issues: readonly SchemaIssue[]): ApiError {
+  const listed = issues.map((issue) => explainIssue(issue)).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
   const first = listed[0];
   return new ApiError(400, 'invalid_request', `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${clause(first?.message)}.`, {
     details: { issues: listed },

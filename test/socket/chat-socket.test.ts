@@ -341,6 +341,15 @@ describe('frames that are refused: an error frame, and nothing changes', () => {
     expect(await snapshot(id)).toEqual(before);
   });
 
+  it('a block of a kind the protocol does not take, told by its type', async () => {
+    const socket = await openSocket(newSessionId());
+    socket.sendRaw(JSON.stringify({ type: 'append_message', role: 'user', content: [{ type: 'video', url: 'https://example.com/a.mp4' }] }));
+    expect((await socket.until('error'))[0]).toMatchObject({
+      code: 'invalid_frame',
+      message: 'The append_message frame is not valid (at content.0.type): Invalid input: expected one of "text", "image".',
+    });
+  });
+
   it('a binary frame', async () => {
     const id = newSessionId();
     const socket = await openSocket(id);

@@ -1,0 +1,31 @@
+/**
+ * A refused union told by what is wrong with the input (src/lib/explain-issue.ts), on the turns API's
+ * own schema: the branch the input was meant for, else the kinds or types the union takes; zod alone
+ * said "Invalid input" at the content for each of these.
+ */
+import { describe, expect, it } from 'vitest';
+import { turnRequestSchema } from '../../src/api/turn-request';
+import { invalidRequest } from '../../src/lib/errors';
+
+function refusal(content: unknown): string {
+  const parsed = turnRequestSchema.safeParse({ messages: [{ role: 'user', content }] });
+  if (parsed.success) throw new Error('the schema took it');
+  return invalidRequest('The request body', parsed.error.issues).message;
+}
+
+describe('a refused union, explained', () => {
+  it.each([
+    ['a text block without its text', [{ type: 'text' }], 'messages.0.content.0.text: Invalid input: expected string, received undefined.'],
+    ['a block of a kind it does not take', [{ type: 'video', url: 'https://example.com/a.mp4' }], 'messages.0.content.0.type: Invalid input: expected one of "text", "image".'],
+    ['a block with no kind', [{ text: 'hi' }], 'messages.0.content.0.type: Invalid input: expected one of "text", "image".'],
+    ['content of another type', 5, 'messages.0.content: Invalid input: expected string or array.'],
+    ['an image with neither its data nor its URL: the nearer form', [{ type: 'image' }], 'messages.0.content.0.url: Invalid input: expected string, received undefined.'],
+    ['a text block with a field it does not take', [{ type: 'text', text: 'hi', lang: 'en' }], 'messages.0.content.0: Unrecognized key: "lang".'],
+  ])('%s', (_label, content, message) => {
+    expect(refusal(content)).toBe(`The request body is not valid: ${message}`);
+  });
+
+  it('leaves an issue that is no union as it was', () => {
+    expect(refusal([{ type: 'image', url: 'ftp://example.com/a.png' }])).toBe('The request body is not valid: messages.0.content.0.url: Invalid URL.');
+  });
+});

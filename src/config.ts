@@ -4,7 +4,8 @@
  */
 import type { Env } from './env';
 import type { CorsOrigins } from './http/cors';
-import { ApiError, clause } from './lib/errors';
+import { ApiError } from './lib/errors';
+import { describeIssue } from './lib/explain-issue';
 import * as z from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
@@ -147,8 +148,8 @@ function parseConfig(env: Env): Config {
   const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string' && value !== ''));
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(500, 'configuration_error', `The deployment's ${issue?.path.join('.')} is not valid: ${clause(issue?.message)}.`);
+    const issue = describeIssue(parsed.error.issues[0]);
+    throw new ApiError(500, 'configuration_error', `The deployment's ${issue.path} is not valid: ${issue.clause}.`);
   }
   const vars = parsed.data;
   const listed = (vars.MODELS ?? '').split(',').map((model) => model.trim()).filter(Boolean);

@@ -4,8 +4,7 @@
  * ignored rather than refused, so that front-ends written for the protocol's reference server (which send
  * more) work unchanged; a missing or malformed field is an `error` frame.
  */
-import { clause } from '../lib/errors';
-import { explainIssue } from '../lib/explain-issue';
+import { describeIssue } from '../lib/explain-issue';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
@@ -90,10 +89,9 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   }
   const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const issue = first ? explainIssue(first) : undefined;
-    const where = issue?.path.length ? ` (at ${issue.path.map(String).join('.')})` : '';
-    return bad('invalid_frame', `The ${type} frame is not valid${where}: ${clause(issue?.message)}.`, id);
+    const issue = describeIssue(parsed.error.issues[0]);
+    const where = issue.path ? ` (at ${issue.path})` : '';
+    return bad('invalid_frame', `The ${type} frame is not valid${where}: ${issue.clause}.`, id);
   }
   return { ok: true, frame: parsed.data as ClientFrame };
 }

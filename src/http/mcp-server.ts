@@ -9,7 +9,7 @@
  */
 import { isRequest, RPC_ERRORS, RpcError, rpcError, rpcMessageSchema, type RpcId, type RpcMessage, type RpcRequest } from '../api/json-rpc';
 import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
-import { clause } from '../lib/errors';
+import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
 import { MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
@@ -122,8 +122,8 @@ async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Pr
 async function callTool(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<McpToolResult> {
   const params = callToolParamsSchema.safeParse(request.params);
   if (!params.success) {
-    const issue = params.error.issues[0];
-    throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: ${issue?.path.join('.') || 'params'}: ${clause(issue?.message)} (tools/call takes a tool name, its arguments, and _meta.progressToken, a string or an integer).`);
+    const issue = describeIssue(params.error.issues[0]);
+    throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: ${issue.path || 'params'}: ${issue.clause} (tools/call takes a tool name, its arguments, and _meta.progressToken, a string or an integer).`);
   }
   const tool = server.tools.find((candidate) => candidate.name === params.data.name);
   if (!tool) throw new RpcError(RPC_ERRORS.invalidParams, `Tool ${params.data.name} not found.`);

@@ -1,6 +1,7 @@
 /** A route's query string, checked by its schema: `400 invalid_query` with the first issue. */
 import type { IRequest } from 'itty-router';
-import { ApiError, clause } from '../lib/errors';
+import { ApiError } from '../lib/errors';
+import { describeIssue } from '../lib/explain-issue';
 import type { z } from '../lib/zod';
 
 export function readQuery<S extends z.ZodType>(schema: S, request: IRequest): z.output<S> {
@@ -9,6 +10,6 @@ export function readQuery<S extends z.ZodType>(schema: S, request: IRequest): z.
   if (repeated) throw new ApiError(400, 'invalid_query', `The query is not valid: ${repeated[0]} is given more than once.`);
   const parsed = schema.safeParse({ ...request.query });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new ApiError(400, 'invalid_query', `The query is not valid: ${issue?.path.join('.') || 'query'}: ${clause(issue?.message)}.`);
+  const issue = describeIssue(parsed.error.issues[0]);
+  throw new ApiError(400, 'invalid_query', `The query is not valid: ${issue.path || 'query'}: ${issue.clause}.`);
 }

@@ -2,7 +2,7 @@
  * The one error class of the HTTP surface. Handlers throw it; `http/error-response.ts` turns it into
  * the contract's body `{ error: { code, message, details } }` in exactly one place.
  */
-import { explainIssue, type SchemaIssue } from './explain-issue';
+import { clause, explainIssue, type SchemaIssue } from './explain-issue';
 
 export type ApiErrorBody = {
   error: { code: string; message: string; details?: unknown };
@@ -33,11 +33,6 @@ export class ApiError extends Error {
     if (this.details !== undefined) error.details = this.details;
     return { error };
   }
-}
-
-/** A schema's message inside a sentence of ours, which ends with its own period: the message's own is dropped. */
-export function clause(message: string | undefined): string {
-  return (message ?? 'not valid').replace(/\.$/, '');
 }
 
 /**

@@ -3,7 +3,9 @@
  * "Invalid input". A union whose every branch failed (a content block, a message's content) keeps
  * each branch's issues; the branch the input was meant for is the one it fits: not of another type
  * altogether, and not of another kind (a `type` tag of another value). Its first issue is the one to
- * tell. When no branch fits, the issue names the kinds or types the union takes.
+ * tell. When no branch fits, the issue names the kinds or types the union takes. `describeIssue`
+ * gives a refusal's first issue so explained to every door's sentence (a body, a query, a socket
+ * frame, an MCP call, the deployment's settings).
  */
 
 /** An issue as zod reports it, with what a union's issue keeps of its branches. */
@@ -33,6 +35,18 @@ export function explainIssue(issue: SchemaIssue, base: readonly PropertyKey[] = 
   if (key !== undefined && values) return { path: [...path, key], message: `Invalid input: expected one of ${[...values].map((value) => JSON.stringify(value)).join(', ')}` };
   if (types.size > 0) return { path, message: `Invalid input: expected ${[...types].join(' or ')}` };
   return { path, message: issue.message };
+}
+
+/** A schema's message inside a sentence of ours, which ends with its own period: the message's own is dropped. */
+export function clause(message: string | undefined): string {
+  return (message ?? 'not valid').replace(/\.$/, '');
+}
+
+/** A refusal's first issue, explained, as the parts of a sentence of ours: its path ('' at the root) and its clause. */
+export function describeIssue(issue: SchemaIssue | undefined): { path: string; clause: string } {
+  if (!issue) return { path: '', clause: clause(undefined) };
+  const explained = explainIssue(issue);
+  return { path: explained.path.map(String).join('.'), clause: clause(explained.message) };
 }
 
 /** Whether the input is of the branch's type and kind: its issues lie inside it. */

@@ -110,13 +110,29 @@ async function post(url: string, row: DeliveryRow, signer: Webhook, at: number):
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), ATTEMPT_TIMEOUT_MS);
   try {
-    const response = await fetch(url, { method: 'POST', headers, body: row.body, signal: controller.signal });
+    // A redirect is not followed: fetch would send a 301's or 302's POST on as a GET, without the
+    // event, and a 2xx to that would settle a delivery nobody got. It is a failed attempt that says
+    // where it pointed, as other senders of webhooks take it.
+    const response = await fetch(url, { method: 'POST', headers, body: row.body, signal: controller.signal, redirect: 'manual' });
     // Read to its end, not cancelled, so that its connection serves the next delivery.
     releaseResponse(response);
+    if (response.status >= 300 && response.status < 400) return { status: response.status, error: redirected(url, response.headers.get('location')) };
     return { status: response.status };
   } catch (error) {
     return { error: controller.signal.aborted ? `no answer in ${ATTEMPT_TIMEOUT_MS / 1000} s` : error instanceof Error ? error.message : String(error) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A redirect's attempt, told: where it pointed (at most 200 characters of it, as the receiver chose them). */
+function redirected(url: string, location: string | null): string {
+  let target = location ?? '(no Location)';
+  try {
+    if (location !== null) target = new URL(location, url).href;
+  } catch {
+    // A Location that is no URL is told as it came.
+  }
+  if (target.length > 200) target = `${target.slice(0, 200)}…`;
+  return `redirected to ${target}: webhooks do not follow redirects, so set WEBHOOK_URL to the address that takes the POST`;
 }

@@ -134,6 +134,19 @@ describe('webhooks', () => {
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(200);
   });
 
+  it('takes a redirect for a failed attempt, never following it: a POST sent on as a GET would be answered without its event', async () => {
+    const id = newSessionId('hookmoved-1');
+    await turn(id, { messages: [user('hello')] });
+    const hooks = await delivered(id, 1);
+    expect(hooks.map((hook) => hook.answered)).toEqual([301, 204]);
+    const deliveries = deliveryListSchema.parse(await (await fetchWorker(`/sessions/${id}/deliveries`)).json()).deliveries;
+    expect(deliveries[0]).toMatchObject({ state: 'delivered' });
+    expect(deliveries[0]!.attempts).toEqual([
+      { at: expect.any(String), status: 301, error: expect.stringMatching(/^redirected to http:\/\/127\.0\.0\.1:\d+\/moved: .*WEBHOOK_URL/) },
+      { at: expect.any(String), status: 204 },
+    ]);
+  });
+
   it('reads a refusal to its end, so that its connection stays open for the retry', async () => {
     const id = newSessionId('hookfail-1');
     await turn(id, { messages: [user('hello')] });

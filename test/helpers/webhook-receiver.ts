@@ -2,7 +2,9 @@
  * A stand-in webhook receiver on loopback (Node), as a deployment's would be: it checks every
  * delivery with the published `standardwebhooks` verifier, records each attempt, and fails on
  * purpose for the sessions whose id asks it to (`hookfail-<n>-...`: the first n attempts of each
- * webhook answer 503, with a short JSON body as a busy server's would). `GET /received?session=<id>`
+ * webhook answer 503, with a short JSON body as a busy server's would; `hookmoved-<n>-...`: the first
+ * n answer 301 to `/moved`, which takes any request with 204, as a server's redirect from an old
+ * address or from http to https would). `GET /received?session=<id>`
  * lists what it recorded for a session (each attempt with the number of the connection it came
  * on), and `GET /__sockets` the numbers of the connections still open (`connections.ts`).
  */
@@ -30,6 +32,10 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
         return response.end(JSON.stringify(received.filter((hook) => hook.data?.sessionId === session)));
       }
       if (connections.served(request, response)) return;
+      if (url.pathname === '/moved') {
+        response.statusCode = 204;
+        return response.end();
+      }
       const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
       let payload: any;
       let verified = false;
@@ -42,12 +48,13 @@ export async function startWebhookReceiver(): Promise<{ url: string; server: Ser
       const webhookId = headers['webhook-id'];
       const attempt = (attempts.get(webhookId) ?? 0) + 1;
       attempts.set(webhookId, attempt);
-      const failures = Number(/^hookfail-(\d+)-/.exec(payload?.data?.sessionId ?? '')?.[1] ?? 0);
-      const answered = !verified ? 401 : attempt <= failures ? 503 : 204;
+      const [, kind, count] = /^hook(fail|moved)-(\d+)-/.exec(payload?.data?.sessionId ?? '') ?? [];
+      const answered = !verified ? 401 : attempt > Number(count ?? 0) ? 204 : kind === 'moved' ? 301 : 503;
       const socket = connections.of(request.socket);
       received.push({ webhookId, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], verified, answered, type: payload?.type, data: payload?.data, body, at: Date.now(), socket });
       response.statusCode = answered;
       if (answered === 503) response.setHeader('content-type', 'application/json');
+      if (answered === 301) response.setHeader('location', '/moved');
       response.end(answered === 503 ? '{"error":"busy, try again"}' : undefined);
     });
   });

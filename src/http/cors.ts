@@ -8,7 +8,7 @@ import { cors } from 'itty-router';
 
 export type CorsOrigins = '*' | string[];
 
-const ALLOW_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'last-event-id'];
+const ALLOW_HEADERS = ['authorization', 'content-encoding', 'content-type', 'idempotency-key', 'last-event-id'];
 /** What a page may read of a response beyond the simple headers. */
 const EXPOSE_HEADERS = ['idempotent-replayed', 'retry-after', 'www-authenticate'];
 

@@ -12,7 +12,7 @@ import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSION
 import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
-import { MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
+import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
 
 export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -48,6 +48,8 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   const body = await readBoundedJson(request);
   if ('problem' in body) {
     if (body.problem === 'too_large') return refusal(413, RPC_ERRORS.transport, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes.`);
+    const encoding = encodingRefusal(request, body.problem);
+    if (encoding) return refusal(encoding.status, encoding.status === 415 ? RPC_ERRORS.transport : RPC_ERRORS.parse, `${encoding.status === 415 ? 'Unsupported Media Type' : 'Parse error'}: ${encoding.message}`, encoding.headers);
     return refusal(400, RPC_ERRORS.parse, body.problem === 'not_json' ? 'Parse error: the body is not JSON.' : `Parse error: ${TOO_DEEP_MESSAGE}`);
   }
   const { json } = body;
@@ -139,6 +141,6 @@ function inputSchemaOf(tool: McpTool): Record<string, unknown> {
 }
 
 /** A refusal of the whole HTTP request, in JSON-RPC's words, as MCP's transport answers one. */
-function refusal(status: number, code: number, message: string): Response {
-  return Response.json(rpcError(null, code, message), { status });
+function refusal(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json(rpcError(null, code, message), { status, headers });
 }

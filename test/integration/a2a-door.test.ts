@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { fetchWorker, newSessionId, session } from '../helpers/api';
 
-const post = (body: unknown) => fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const answer = async (body: unknown) => {
   const response = await post(body);
   expect(response.status).toBe(200);
@@ -42,7 +43,7 @@ describe('the A2A door’s envelope', () => {
     expect(await answer({ jsonrpc: '2.0', id: 2.5, method: 'Nope' })).toMatchObject({ id: 2.5, error: { code: -32601 } });
   });
 
-  it('bounds the body as every door does: 413 past 10 MiB, Parse error past 64 levels of nesting; no session is made', async () => {
+  it('bounds the body as every door does: 413 past 10 MiB, Parse error past 64 levels of nesting, 415 for a Content-Encoding it does not take; no session is made', async () => {
     const contextId = newSessionId('a2a-bound');
     const message = (extra: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { contextId, parts: [{ text: 'hi' }], ...extra } } });
     const large = await post(message({ pad: 'x'.repeat(10 * 1024 * 1024 + 1) }));
@@ -50,6 +51,12 @@ describe('the A2A door’s envelope', () => {
     expect(await large.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a request body is at most 10485760 bytes.' } });
     const nested = (levels: number) => JSON.parse(`${'{"x":'.repeat(levels)}1${'}'.repeat(levels)}`);
     expect(await answer(message({ metadata: nested(70) }))).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: JSON nested more than 64 levels deep is not accepted.' } });
+    const brotli = await post(message({}), { 'content-encoding': 'br' });
+    expect([brotli.status, brotli.headers.get('accept-encoding')]).toEqual([415, 'gzip, deflate']);
+    expect(await brotli.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: A body\'s Content-Encoding may be gzip or deflate, not "br".' } });
+    const notGzip = await post(message({}), { 'content-encoding': 'gzip' });
+    expect(notGzip.status).toBe(400);
+    expect(await notGzip.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: The body is not valid gzip data.' } });
     expect((await session(contextId)).status).toBe(404);
   });
 

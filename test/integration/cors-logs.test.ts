@@ -35,7 +35,7 @@ describe('CORS', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
     expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
-    expect(allowed.headers.get('access-control-allow-headers')).toBe('authorization,content-type,idempotency-key,last-event-id');
+    expect(allowed.headers.get('access-control-allow-headers')).toBe('authorization,content-encoding,content-type,idempotency-key,last-event-id');
     expect(allowed.headers.get('access-control-max-age')).toBe('600');
     expect(allowed.headers.get('vary')).toContain('Origin');
 

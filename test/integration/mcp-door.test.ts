@@ -58,6 +58,8 @@ describe('the MCP door’s transport', () => {
     ['another content type', call(1, 'ping'), { 'content-type': 'text/plain' }, 415, -32000],
     ['a body nested too deep', call(1, 'tools/call', { name: 'chat', arguments: { message: 'x', deep: JSON.parse('['.repeat(200) + ']'.repeat(200)) } }), {}, 400, -32700],
     ['a body over 10 MiB', { ...call(1, 'ping'), params: { pad: 'x'.repeat(10 * 1024 * 1024 + 1) } }, {}, 413, -32000],
+    ['a Content-Encoding it does not take', call(1, 'ping'), { 'content-encoding': 'br' }, 415, -32000],
+    ['a body its Content-Encoding does not decode', call(1, 'ping'), { 'content-encoding': 'gzip' }, 400, -32700],
   ])('refuses %s', async (_label, body, headers, status, code) => {
     const response = await post(body, headers as Record<string, string>);
     expect(response.status).toBe(status);

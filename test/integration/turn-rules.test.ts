@@ -26,7 +26,7 @@ async function pendingSession(): Promise<string> {
   return id;
 }
 
-const post = (sessionId: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+const post = (sessionId: string, body: BodyInit, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   fetchWorker(`/sessions/${sessionId}/turns`, { method: 'POST', headers, body });
 
 describe('rejected requests change nothing', () => {
@@ -75,6 +75,45 @@ describe('rejected requests change nothing', () => {
     const id = await pendingSession();
     const before = await snapshot(id);
     await expectError(await postTurn(id, { messages: [user('x'.repeat(10 * 1024 * 1024 + 10))] }), 413, 'payload_too_large');
+    expect(await snapshot(id)).toEqual(before);
+  });
+
+  it('takes a gzip- or deflate-encoded body as its decoded JSON, bound to an Idempotency-Key by that JSON', async () => {
+    const id = newSessionId('encoded');
+    const text = JSON.stringify({ messages: [user('hello')] });
+    const sent = await post(id, await encode(text, 'gzip'), { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'k-encoded' });
+    expect(sent.status).toBe(200);
+    const first = (await sent.json()) as { turnId: string };
+    // The same body, not encoded, is the same request: a retry that is answered from the first turn.
+    const again = await post(id, text, { 'content-type': 'application/json', 'idempotency-key': 'k-encoded' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { turnId: string }).turnId).toBe(first.turnId);
+    const deflated = await post(id, await encode(JSON.stringify({ messages: [user('hi again')] }), 'deflate'), { 'content-type': 'application/json', 'content-encoding': 'Deflate' });
+    expect(deflated.status).toBe(200);
+    expect((await history(id)).map((message) => message.content)).toContain('hi again');
+  });
+
+  it('415 unsupported_content_encoding for a coding other than gzip and deflate, naming those', async () => {
+    const id = await pendingSession();
+    const before = await snapshot(id);
+    for (const coding of ['br', 'zstd', 'gzip, gzip']) {
+      const response = await post(id, JSON.stringify({ messages: [user('hi')] }), { 'content-type': 'application/json', 'content-encoding': coding });
+      expect(response.headers.get('accept-encoding')).toBe('gzip, deflate');
+      const error = await expectError(response, 415, 'unsupported_content_encoding');
+      expect(error.message).toContain(`not "${coding}"`);
+    }
+    expect(await snapshot(id)).toEqual(before);
+  });
+
+  it('400 invalid_json for a body its Content-Encoding does not decode; 413 for one that decodes past 10 MiB', async () => {
+    const id = await pendingSession();
+    const before = await snapshot(id);
+    const error = await expectError(await post(id, JSON.stringify({ messages: [user('hi')] }), { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 400, 'invalid_json');
+    expect(error.message).toBe('The body is not valid gzip data.');
+    // Some kilobytes that inflate to 11 MiB: refused as they inflate, never held whole.
+    const bomb = await encode(JSON.stringify({ messages: [user('x'.repeat(11 * 1024 * 1024))] }), 'gzip');
+    expect(bomb.byteLength).toBeLessThan(100_000);
+    await expectError(await post(id, bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 413, 'payload_too_large');
     expect(await snapshot(id)).toEqual(before);
   });
 
@@ -237,3 +276,9 @@ describe.each(['delta', 'message', 'none'] as const)('with stream: "%s", a rejec
     await readSse(running);
   });
 });
+
+/** A body as a client compresses it (the platform's CompressionStream). */
+async function encode(text: string, coding: 'gzip' | 'deflate'): Promise<Uint8Array> {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream(coding));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}

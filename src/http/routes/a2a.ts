@@ -23,7 +23,7 @@ import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
 import { authenticate } from '../auth';
-import { MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
+import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 
 const partSchema = z.union([z.looseObject({ text: z.string() }), z.looseObject({ data: z.record(z.string(), z.unknown()) })]);
@@ -202,14 +202,19 @@ function stream(id: string | number | null, run: (emit: Emit) => Promise<unknown
 
 /**
  * The body as JSON (`readBoundedJson`: bounded as every door's is), or the refusal in JSON-RPC's
- * words: what A2A's own server answers a body that is not JSON (`-32700`, id null), and a `413` for
- * one too large to read.
+ * words: what A2A's own server answers a body that is not JSON (`-32700`, id null), a `413` for
+ * one too large to read, and a `415` or `400` for a Content-Encoding it cannot read.
  */
 async function readRpcBody(request: Request): Promise<{ json: unknown } | Response> {
   const body = await readBoundedJson(request);
   if (!('problem' in body)) return body;
   if (body.problem === 'too_large') {
     return Response.json(rpcError(null, RPC_ERRORS.invalidRequest, `Invalid Request: a request body is at most ${MAX_BODY_BYTES} bytes.`), { status: 413 });
+  }
+  const encoding = encodingRefusal(request, body.problem);
+  if (encoding) {
+    const code = encoding.status === 415 ? RPC_ERRORS.invalidRequest : RPC_ERRORS.parse;
+    return Response.json(rpcError(null, code, `${encoding.status === 415 ? 'Invalid Request' : 'Parse error'}: ${encoding.message}`), { status: encoding.status, headers: encoding.headers });
   }
   return Response.json(rpcError(null, RPC_ERRORS.parse, body.problem === 'not_json' ? 'Parse error: the body is not JSON.' : `Parse error: ${TOO_DEEP_MESSAGE}`));
 }

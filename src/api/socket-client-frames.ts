@@ -81,11 +81,13 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   if (nestsDeeperThan(json)) return bad('invalid_json', `The frame is too deeply nested: ${TOO_DEEP_MESSAGE}`, null);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return bad('invalid_frame', 'A frame is a JSON object with a "type".', null);
   const fields = json as Record<string, unknown>;
-  const id = typeof fields.request_id === 'string' ? fields.request_id : null;
+  // Echoed only as the protocol bounds it: an error frame never carries a client's megabytes back.
+  const id = requestId.safeParse(fields.request_id).data ?? null;
   const type = fields.type;
   if (typeof type !== 'string' || !Object.hasOwn(CLIENT_FRAME_SCHEMAS, type)) {
     const known = Object.keys(CLIENT_FRAME_SCHEMAS).join(', ');
-    return bad('unknown_type', `Unknown frame type ${JSON.stringify(type ?? null)}. Known: ${known}.`, id);
+    const told = typeof type === 'string' && type.length > 64 ? `${JSON.stringify(type.slice(0, 64))}…` : JSON.stringify(type ?? null);
+    return bad('unknown_type', `Unknown frame type ${told}. Known: ${known}.`, id);
   }
   const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
   if (!parsed.success) {

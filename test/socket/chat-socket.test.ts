@@ -341,6 +341,15 @@ describe('frames that are refused: an error frame, and nothing changes', () => {
     expect(await snapshot(id)).toEqual(before);
   });
 
+  it('a request_id or type too long to be one is not echoed back whole', async () => {
+    const socket = await openSocket(newSessionId());
+    socket.sendRaw(JSON.stringify({ type: 'x'.repeat(100_000), request_id: 'r'.repeat(257) }));
+    const [error] = await socket.until('error');
+    expect(error).toEqual({ type: 'error', code: 'unknown_type', message: expect.stringMatching(/^Unknown frame type "x{64}"…\. Known: /), request_id: null });
+    socket.sendRaw(JSON.stringify({ type: 'append_message', role: 'user', content: 'hi', request_id: 'r'.repeat(257) }));
+    expect((await socket.until('error')).at(-1)).toMatchObject({ code: 'invalid_frame', message: expect.stringContaining('request_id'), request_id: null });
+  });
+
   it('a block of a kind the protocol does not take, told by its type', async () => {
     const socket = await openSocket(newSessionId());
     socket.sendRaw(JSON.stringify({ type: 'append_message', role: 'user', content: [{ type: 'video', url: 'https://example.com/a.mp4' }] }));

@@ -10,7 +10,7 @@ export async function handleRequest(request: Request, env: Env, context: Executi
   const started = Date.now();
   const origins = corsOrigins(env);
   const { preflight, corsify } = corsFor(origins);
-  const response = preflight(request) ?? (await router.fetch(request, env, context));
+  const response = preflight(request) ?? (request.method === 'HEAD' ? await head(request, env, context) : await router.fetch(request, env, context));
   const latencyMs = Date.now() - started;
   const writeLine = () => logRequest(request, response, latencyMs);
   // Without CORS_ORIGINS no answer gets an allowed origin: `corsify` (which copies the response) is skipped.
@@ -38,6 +38,20 @@ function loggedOnceSent(response: Response, body: ReadableStream<Uint8Array>, cl
       .then(writeLine),
   );
   return new Response(readable, response);
+}
+
+/**
+ * HEAD, as RFC 9110 asks of every server: the GET's answer, status and headers, without its body
+ * (whose stream is cancelled, a session's stream included). Monitors ask `/healthz` so.
+ */
+async function head(request: Request, env: Env, context: ExecutionContext): Promise<Response> {
+  const asGet = new Request(request, { method: 'GET' });
+  const response = await router.fetch(asGet, env, context);
+  // The auth middleware names the user on the request it was given; the log line reads it here.
+  const user = (asGet as Request & { userId?: string }).userId;
+  if (user) (request as Request & { userId?: string }).userId = user;
+  void response.body?.cancel().catch(() => {});
+  return new Response(null, response);
 }
 
 /** Runs `work` in a later task than the one that returns the response. */

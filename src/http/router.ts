@@ -33,10 +33,15 @@ const postPiStream = lazy(() => import('./routes/pi-stream'), 'postPiStream');
 const postAgui = lazy(() => import('./routes/agui'), 'postAgui');
 const postHarnessChat = lazy(() => import('./routes/harness'), 'postHarnessChat');
 
-const methodNotAllowed = (allowed: string[]) => (request: IRequest) => {
-  throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
-    details: { allowed },
-  });
+/** A 405 names the methods the route takes, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`). */
+const methodNotAllowed = (methods: string[]) => {
+  const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  return (request: IRequest) => {
+    throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+      details: { allowed },
+      headers: { allow: allowed.join(', ') },
+    });
+  };
 };
 
 export const router = Router<IRequest, Args>({ catch: errorResponse });

@@ -237,7 +237,27 @@ describe('routes and methods', () => {
     ['POST', '/sessions/a'],
     ['PATCH', '/sessions/a'],
   ])('405 method_not_allowed for %s %s', async (method, path) => {
-    await expectError(await fetchWorker(path, { method }), 405, 'method_not_allowed');
+    const response = await fetchWorker(path, { method });
+    const allow = response.headers.get('allow');
+    const error = await expectError(response, 405, 'method_not_allowed');
+    // RFC 9110: a 405 lists what the route takes, in its Allow header; HEAD wherever GET is.
+    expect(allow).toBe(error.details.allowed.join(', '));
+    expect(allow).toBe(path.endsWith('/turns') ? 'POST' : path.endsWith('/messages') ? 'GET, HEAD' : 'GET, DELETE, HEAD');
+  });
+
+  it('answers HEAD as GET without the body: status and headers alike, a session stream cancelled', async () => {
+    const health = await fetchWorker('/healthz', { method: 'HEAD' });
+    expect([health.status, health.headers.get('content-type'), await health.text()]).toEqual([200, 'application/json', '']);
+    const id = newSessionId('head');
+    const missing = await fetchWorker(`/sessions/${id}`, { method: 'HEAD' });
+    expect([missing.status, missing.headers.get('x-error-code'), await missing.text()]).toEqual([404, 'session_not_found', '']);
+    const { turnId } = (await turn(id, { messages: [user('hello')] })).body as { turnId: string };
+    const found = await fetchWorker(`/sessions/${id}/messages`, { method: 'HEAD' });
+    expect([found.status, await found.text()]).toEqual([200, '']);
+    const events = await fetchWorker(`/sessions/${id}/turns/${turnId}/events`, { method: 'HEAD' });
+    expect([events.status, events.headers.get('content-type'), await events.text()]).toEqual([200, 'text/event-stream; charset=utf-8', '']);
+    const refused = await fetchWorker(`/sessions/${id}/turns`, { method: 'HEAD' });
+    expect([refused.status, refused.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
   it('404 session_not_found on the GET and DELETE routes of a session that does not exist', async () => {

@@ -251,7 +251,7 @@ describe('routes and methods', () => {
     const id = newSessionId('head');
     const missing = await fetchWorker(`/sessions/${id}`, { method: 'HEAD' });
     expect([missing.status, missing.headers.get('x-error-code'), await missing.text()]).toEqual([404, 'session_not_found', '']);
-    const { turnId } = (await turn(id, { messages: [user('hello')] })).body as { turnId: string };
+    const { turnId } = ((await turn(id, { messages: [user('hello')] })) as unknown as { body: { turnId: string } }).body;
     const found = await fetchWorker(`/sessions/${id}/messages`, { method: 'HEAD' });
     expect([found.status, await found.text()]).toEqual([200, '']);
     const events = await fetchWorker(`/sessions/${id}/turns/${turnId}/events`, { method: 'HEAD' });

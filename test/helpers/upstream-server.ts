@@ -15,10 +15,13 @@
  *                        and summarises when asked to (the summary prompt)
  *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
+ *   script/surrogate     (Anthropic) as script/calc, its expression ending in a lone surrogate's escape
  *   script/pause         (Anthropic) stops with `pause_turn`, then finishes when called again with its
  *                        paused answer last
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
+ * Like the real Messages API (a strict JSON parser), the Anthropic stand-in refuses a body that
+ * escapes a lone UTF-16 surrogate: `400 invalid_request_error`, "no low surrogate in string".
  * Every request body is kept, with its size as the stand-in counts it and the connection it came on
  * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
  * /__sockets` the numbers of the connections still open (`connections.ts`).
@@ -27,6 +30,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { numberConnections } from './connections.ts';
+
+/** An escape of a lone surrogate in JSON text (its backslash not itself escaped): a high one without a low escape after it, or a low one without a high before. */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/i;
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
 
@@ -64,7 +70,7 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
   return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
 }
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/pause'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/pause'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -118,7 +124,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   }
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
+  const text = Buffer.concat(chunks).toString('utf8');
+  const body = JSON.parse(text) as ChatBody;
   log.push({
     ...body,
     authorization: request.headers.authorization ?? null,
@@ -130,6 +137,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
+  if (anthropic && LONE_SURROGATE_ESCAPE.test(text)) {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)' } }));
+    return;
+  }
   const last = body.messages.at(-1);
   const afterTool = anthropic
     ? Array.isArray(last?.content) && (last.content as { type: string }[]).some((block) => block.type === 'tool_result')
@@ -241,7 +253,7 @@ function sendSse(response: ServerResponse, text: string): void {
 function anthropicScript(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  if (name === 'calc') {
+  if (name === 'calc' || name === 'surrogate') {
     event('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 8, cache_creation_input_tokens: 4, output_tokens: 1 } } });
     if (afterTool) {
       const result = (body.messages.at(-1)?.content as { type: string; content?: { text: string }[] }[]).find((b) => b.type === 'tool_result');
@@ -252,7 +264,7 @@ function anthropicScript(name: string, body: ChatBody, afterTool: boolean, respo
     } else {
       event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_calc_1', name: 'calculator', input: {} } });
       event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"6*7"}' } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: name === 'surrogate' ? '"6*7\\ud800"}' : '"6*7"}' } });
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
     }

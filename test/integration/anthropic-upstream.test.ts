@@ -120,6 +120,26 @@ describe('a session that changes provider between turns', () => {
     checkHistoryInvariants(await history(id));
   });
 
+  it('sends a lone surrogate, which the API refuses, as U+FFFD: a user’s text or a model’s tool arguments never fail the session’s later turns', async () => {
+    // A client's JSON can hold half a surrogate pair; the history keeps it as it came.
+    const id = newSessionId('an-lone');
+    const first = await streamTurn(id, { messages: [user(`half a pair \ud800 here ${id}`)], model: A('claude-sonnet-4-text-ping') });
+    expect(first.stop.stopReason).toBe('end_turn');
+    expect((await history(id))[0].content).toBe(`half a pair \ud800 here ${id}`);
+    const [sent] = await sentWith(id);
+    expect(sent.messages[0].content.at(-1).text).toBe(`half a pair \ufffd here ${id}`);
+    // Every later call sends the history again, and goes through.
+    expect((await streamTurn(id, { messages: [user('and again')], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+
+    // A model's tool arguments can hold one too (an escape in their JSON), and its next call sends them back.
+    const tool = newSessionId('an-lone-tool');
+    const { of, stop } = await streamTurn(tool, { messages: [user(`compute ${tool}`)], model: 'anthropic:script/surrogate' });
+    expect(of('tool_call')[0]?.input).toEqual({ expression: '6*7\ud800' });
+    expect(stop.stopReason).toBe('end_turn');
+    const [, afterTool] = await sentWith(tool);
+    expect(afterTool.messages[1].content[0]).toMatchObject({ type: 'tool_use', input: { expression: '6*7\ufffd' } });
+  });
+
   it('keeps a running total of the session’s usage', async () => {
     const id = newSessionId('usage');
     const first = await streamTurn(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });

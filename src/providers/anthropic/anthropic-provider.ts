@@ -6,6 +6,7 @@
  *
  * Completion is proven by `message_stop`: a stream that ends without it was cut.
  */
+import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
@@ -60,7 +61,7 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
         'anthropic-version': ANTHROPIC_VERSION,
         ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
       },
-      body: JSON.stringify(buildRequestBody(request, options)),
+      body: wellFormedJson(buildRequestBody(request, options)),
       signal,
     });
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, 'message_stop', eventReader);

@@ -5,6 +5,7 @@
  * Completion is proven by `data: [DONE]`: a stream that ends without it was cut, and its output is
  * reported as an error, never as a finished answer.
  */
+import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import type { ErrorPart } from '../upstream-errors';
@@ -49,7 +50,7 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
         accept: 'text/event-stream',
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
-      body: JSON.stringify(buildRequestBody(request)),
+      body: wellFormedJson(buildRequestBody(request)),
       signal,
     });
   return streamOverHttp('openai', request.signal, options.timeouts, send, '[DONE]', chunkReader);

@@ -5,6 +5,7 @@
  * `data: [DONE]`.
  */
 import { plainText, type HistoryMessage } from '../../api/content';
+import { wellFormed } from '../../lib/well-formed-json';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
@@ -38,7 +39,7 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
   const open: OpenBody = async () => {
     let output: unknown;
     try {
-      output = await timer.race(options.ai.run(request.model, buildInputs(request, options.maxTokens)));
+      output = await timer.race(options.ai.run(request.model, wellFormed(buildInputs(request, options.maxTokens))));
     } catch (cause) {
       if (!timer.signal.aborted) console.error('workers-ai: run failed', cause);
       return fail('upstream_error', 'Workers AI could not run the model.', true);

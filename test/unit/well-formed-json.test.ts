@@ -1,0 +1,35 @@
+/**
+ * What leaves for a provider is JSON a strict parser takes (src/lib/well-formed-json.ts): every lone
+ * surrogate, in a key or a value, sent as U+FFFD; everything else exactly as `JSON.stringify` writes it.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { wellFormed, wellFormedJson } from '../../src/lib/well-formed-json';
+
+/** What a strict parser (Rust's serde_json, behind Anthropic's API) refuses: an escaped lone surrogate. */
+const strictRefuses = (json: string) => /(?<!\\)(?:\\\\)*(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/i.test(json);
+const mended = (text: string) => (text as string & { toWellFormed(): string }).toWellFormed();
+
+describe('wellFormedJson', () => {
+  it('mends lone surrogates in values and keys, and leaves pairs, escaped backslashes and the rest alone', () => {
+    expect(wellFormedJson({ text: 'a\ud800b', '\udc00key': ['\ud83d'] })).toBe('{"text":"a\\ufffdb","\\ufffdkey":["\\ufffd"]}');
+    expect(wellFormedJson(['😀', '\\ud800', '\\\ud800'])).toBe('["😀","\\\\ud800","\\\\\\ufffd"]');
+    const plain = { messages: [{ role: 'user', content: 'hello "there" C:\\dir' }] };
+    expect(wellFormedJson(plain)).toBe(JSON.stringify(plain));
+    expect(wellFormed(plain)).toBe(plain);
+  });
+
+  it('gives, for any strings, JSON a strict parser takes that reads back as the strings made well-formed', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 4 }))), (value) => {
+        const json = wellFormedJson(value);
+        expect(strictRefuses(json)).toBe(false);
+        const expected = Object.fromEntries(Object.entries(value).map(([key, item]) => [mended(key), Array.isArray(item) ? item.map(mended) : mended(item)]));
+        expect(JSON.parse(json)).toEqual(expected);
+        expect(wellFormed(value)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -16,12 +16,15 @@
  *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
  *   script/surrogate     (Anthropic) as script/calc, its expression ending in a lone surrogate's escape
+ *   script/blank         (Anthropic) as script/calc, with a text block of "\n\n" before its tool_use
  *   script/pause         (Anthropic) stops with `pause_turn`, then finishes when called again with its
  *                        paused answer last
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
- * Like the real Messages API (a strict JSON parser), the Anthropic stand-in refuses a body that
- * escapes a lone UTF-16 surrogate: `400 invalid_request_error`, "no low surrogate in string".
+ * Like the real Messages API, the Anthropic stand-in refuses (`400 invalid_request_error`) a body
+ * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
+ * text block that is empty, a message whose text is all whitespace, and a final assistant message
+ * that ends in whitespace (`anthropicRefusal`).
  * Every request body is kept, with its size as the stand-in counts it and the connection it came on
  * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
  * /__sockets` the numbers of the connections still open (`connections.ts`).
@@ -70,7 +73,7 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
   return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
 }
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/pause'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/blank', 'script/pause'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -137,9 +140,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
-  if (anthropic && LONE_SURROGATE_ESCAPE.test(text)) {
+  const refusal = anthropic ? anthropicRefusal(text, body) : undefined;
+  if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)' } }));
+    response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: refusal } }));
     return;
   }
   const last = body.messages.at(-1);
@@ -245,6 +249,27 @@ function readFixture(name: string): string {
   return readFileSync(join(FIXTURE_ROOT, `${name}.sse`), 'utf8');
 }
 
+type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[] };
+
+/** What the Messages API says of a body it refuses before any model sees it, or undefined. */
+function anthropicRefusal(text: string, body: ChatBody): string | undefined {
+  if (LONE_SURROGATE_ESCAPE.test(text)) return 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)';
+  const blank = (blocks: AnthropicBlock[]): string | undefined => {
+    const texts = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '');
+    if (texts.some((t) => t === '')) return 'messages: text content blocks must be non-empty';
+    if (texts.length > 0 && texts.every((t) => t.trim() === '')) return 'messages: text content blocks must contain non-whitespace text';
+    return blocks.map((block) => (block.type === 'tool_result' && Array.isArray(block.content) ? blank(block.content) : undefined)).find(Boolean);
+  };
+  for (const message of body.messages) {
+    const problem = Array.isArray(message.content) ? blank(message.content as AnthropicBlock[]) : undefined;
+    if (problem) return problem;
+  }
+  const last = body.messages.at(-1);
+  const lastBlock = Array.isArray(last?.content) ? (last.content as AnthropicBlock[]).at(-1) : undefined;
+  if (last?.role === 'assistant' && lastBlock?.type === 'text' && /\s$/.test(lastBlock.text ?? '')) return 'messages: final assistant content cannot end with trailing whitespace';
+  return undefined;
+}
+
 function sendSse(response: ServerResponse, text: string): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   response.end(text);
@@ -253,7 +278,7 @@ function sendSse(response: ServerResponse, text: string): void {
 function anthropicScript(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  if (name === 'calc' || name === 'surrogate') {
+  if (name === 'calc' || name === 'surrogate' || name === 'blank') {
     event('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 8, cache_creation_input_tokens: 4, output_tokens: 1 } } });
     if (afterTool) {
       const result = (body.messages.at(-1)?.content as { type: string; content?: { text: string }[] }[]).find((b) => b.type === 'tool_result');
@@ -262,10 +287,17 @@ function anthropicScript(name: string, body: ChatBody, afterTool: boolean, respo
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } });
     } else {
-      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_calc_1', name: 'calculator', input: {} } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: name === 'surrogate' ? '"6*7\\ud800"}' : '"6*7"}' } });
-      event('content_block_stop', { index: 0 });
+      // script/blank: a text block of whitespace first, as models write one before a tool call.
+      const at = name === 'blank' ? 1 : 0;
+      if (name === 'blank') {
+        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: '\n\n' } });
+        event('content_block_stop', { index: 0 });
+      }
+      event('content_block_start', { index: at, content_block: { type: 'tool_use', id: 'toolu_calc_1', name: 'calculator', input: {} } });
+      event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
+      event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: name === 'surrogate' ? '"6*7\\ud800"}' : '"6*7"}' } });
+      event('content_block_stop', { index: at });
       event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
     }
     event('message_stop', {});

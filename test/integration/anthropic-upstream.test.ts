@@ -40,7 +40,8 @@ describe('anthropic provider through the Worker', () => {
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('Working on it, and here is the rest.');
     expect(stop.stopReason).toBe('end_turn');
     const [, second] = await sentWith(id);
-    expect(second.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Working on it, ', cache_control: { type: 'ephemeral' } }] });
+    // Sent without its trailing space: the API refuses a final assistant message that ends in whitespace.
+    expect(second.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Working on it,', cache_control: { type: 'ephemeral' } }] });
   });
 
   it('keeps thinking with its signature and sends it back verbatim on the next call', async () => {
@@ -138,6 +139,26 @@ describe('a session that changes provider between turns', () => {
     expect(stop.stopReason).toBe('end_turn');
     const [, afterTool] = await sentWith(tool);
     expect(afterTool.messages[1].content[0]).toMatchObject({ type: 'tool_use', input: { expression: '6*7\ufffd' } });
+  });
+
+  it('leaves blank text out of what it sends, which the API refuses: a model’s "\\n\\n" before a tool call, a user’s spaces', async () => {
+    const id = newSessionId('an-blank');
+    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/blank' });
+    expect(of('tool_result')).toEqual([{ toolCallId: 'toolu_calc_1', content: '42' }]);
+    expect(stop.stopReason).toBe('end_turn');
+    // The history keeps the text as the model wrote it; the call after the tool's result leaves it out.
+    expect((await history(id))[1].content[0]).toEqual({ type: 'text', text: '\n\n' });
+    const [, afterTool] = await sentWith(id);
+    expect(afterTool.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_calc_1', name: 'calculator', input: { expression: '6*7' } }] });
+    // Every later call sends that history again, and goes through.
+    expect((await streamTurn(id, { messages: [user('thanks')], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+
+    // A user message of spaces alone says "(empty)"; with an image beside it, the image goes alone.
+    const spaces = newSessionId('an-spaces');
+    expect((await streamTurn(spaces, { messages: [user('   ')], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(spaces, { messages: [user(`again ${spaces}`)], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+    const [again] = await sentWith(spaces); // the first call's body does not name the session
+    expect(again.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: '(empty)' }] });
   });
 
   it('keeps a running total of the session’s usage', async () => {

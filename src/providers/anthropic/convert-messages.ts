@@ -5,12 +5,19 @@
  * provider's) is dropped, and system messages join the system prompt. Cache breakpoints mark the
  * system prompt, the tools and the end of the conversation, so each call pays full price only for
  * what is new since the last.
+ *
+ * The API refuses a text block that is empty or only whitespace ("text content blocks must contain
+ * non-whitespace text"), and a final assistant message that ends in whitespace. Models write such
+ * text (a "\n\n" before a tool call), and users send it; stored, it would go with every later call
+ * and fail each. So blank text is left out of what is sent (a user message or tool result left
+ * with nothing says "(empty)"), and the final assistant text is sent without its trailing spaces.
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultContent } from '../../api/content';
 import type { ToolSpec } from '../types';
 
 type CacheControl = { cache_control?: { type: 'ephemeral' } };
 type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+type ToolResultBlock = { type: 'text'; text: string } | { type: 'image'; source: ImageSource };
 type ContentBlock = CacheControl &
   (
     | { type: 'text'; text: string }
@@ -18,7 +25,7 @@ type ContentBlock = CacheControl &
     | { type: 'thinking'; thinking: string; signature: string }
     | { type: 'redacted_thinking'; data: string }
     | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-    | { type: 'tool_result'; tool_use_id: string; content: ({ type: 'text'; text: string } | { type: 'image'; source: ImageSource })[]; is_error?: boolean }
+    | { type: 'tool_result'; tool_use_id: string; content: ToolResultBlock[]; is_error?: boolean }
   );
 export type AnthropicMessage = { role: 'user' | 'assistant'; content: ContentBlock[] };
 
@@ -42,9 +49,11 @@ export function convertMessages(messages: HistoryMessage[]): AnthropicMessage[] 
     switch (message.role) {
       case 'system':
         break; // part of the system prompt
-      case 'user':
-        push('user', typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(userBlock));
+      case 'user': {
+        const blocks = typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(userBlock);
+        push('user', blocks.length > 0 ? blocks : [{ type: 'text', text: EMPTY }]);
         break;
+      }
       case 'assistant':
         push('assistant', typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(assistantBlock));
         break;
@@ -60,6 +69,7 @@ export function convertMessages(messages: HistoryMessage[]): AnthropicMessage[] 
         break;
     }
   }
+  trimFinalAssistant(out);
   markEnd(out);
   return out;
 }
@@ -76,6 +86,13 @@ export function convertTools(tools: ToolSpec[]) {
 /** Anthropic takes tool ids of `[a-zA-Z0-9_-]`; ids from elsewhere are mapped the same way both sides. */
 export function toolUseId(id: string): string {
   return id.replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+/** A conversation that ends with the model's own words (a paused answer, continued) may not end in whitespace. */
+function trimFinalAssistant(messages: AnthropicMessage[]): void {
+  const last = messages.at(-1);
+  const block = last?.role === 'assistant' ? last.content.at(-1) : undefined;
+  if (block?.type === 'text') block.text = block.text.trimEnd();
 }
 
 function markEnd(messages: AnthropicMessage[]): void {
@@ -100,18 +117,22 @@ function userBlock(block: TextBlock | ImageBlock): ContentBlock[] {
   return block.type === 'text' ? textBlocks(block.text) : [{ type: 'image', source: imageSource(block) }];
 }
 
-function toolResultContent(content: ToolResultContent) {
-  if (typeof content === 'string') return [{ type: 'text' as const, text: content || '(empty)' }];
-  return content.map((block) => (block.type === 'text' ? { type: 'text' as const, text: block.text || '(empty)' } : { type: 'image' as const, source: imageSource(block) }));
+function toolResultContent(content: ToolResultContent): ToolResultBlock[] {
+  const blocks: ToolResultBlock[] =
+    typeof content === 'string' ? textBlocks(content) : content.flatMap((block): ToolResultBlock[] => (block.type === 'text' ? textBlocks(block.text) : [{ type: 'image', source: imageSource(block) }]));
+  return blocks.length > 0 ? blocks : [{ type: 'text', text: EMPTY }];
 }
 
 function imageSource(block: ImageBlock): ImageSource {
   return 'url' in block ? { type: 'url', url: block.url } : { type: 'base64', media_type: block.mimeType, data: block.data };
 }
 
-/** The API refuses empty text blocks. */
-function textBlocks(text: string): ContentBlock[] {
-  return text ? [{ type: 'text', text }] : [];
+/** What a user message or tool result with no text to send says instead. */
+const EMPTY = '(empty)';
+
+/** Text as the API takes it: none for blank text, which it refuses. */
+function textBlocks(text: string): { type: 'text'; text: string }[] {
+  return text.trim() ? [{ type: 'text', text }] : [];
 }
 
 function joinText(content: string | TextBlock[]): string {

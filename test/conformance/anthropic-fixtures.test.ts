@@ -180,4 +180,42 @@ describe('anthropic request body', () => {
       ],
     });
   });
+
+  it('sends an image of a type the API takes, image/jpg as image/jpeg, and any other as a line that says it was left out', () => {
+    const body = buildRequestBody(
+      {
+        model: 'claude-sonnet-4-5',
+        system: '',
+        signal: new AbortController().signal,
+        tools: [],
+        messages: [
+          { role: 'user', content: [{ type: 'image', mimeType: 'image/jpg', data: 'AAAA' }, { type: 'image', mimeType: 'image/bmp', data: 'Qk0=' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_1', name: 'shot', input: {} }] },
+          { role: 'tool', toolCallId: 'call_1', content: [{ type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zz4=' }] },
+        ],
+      },
+      { maxTokens: 100, thinkingBudget: 0 },
+    );
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+          { type: 'text', text: '[An image of type image/bmp was left out: this model takes JPEG, PNG, GIF and WebP images.]' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'shot', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'call_1',
+            content: [{ type: 'text', text: '[An image of type image/svg+xml was left out: this model takes JPEG, PNG, GIF and WebP images.]' }],
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
+      },
+    ]);
+  });
 });

@@ -206,4 +206,23 @@ describe('openai request body', () => {
       ],
     });
   });
+
+  it('sends an image of a type the API takes, image/jpg as image/jpeg, and any other as a line that says it was left out', () => {
+    const body = buildRequestBody({
+      model: 'gpt-4o',
+      system: '',
+      signal: new AbortController().signal,
+      tools: [],
+      messages: [{ role: 'user', content: [{ type: 'image', mimeType: 'image/JPG', data: 'AAAA' }, { type: 'image', mimeType: 'image/tiff', data: 'SUkq' }] }],
+    });
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,AAAA' } },
+          { type: 'text', text: '[An image of type image/tiff was left out: this model takes JPEG, PNG, GIF and WebP images.]' },
+        ],
+      },
+    ]);
+  });
 });

@@ -13,6 +13,7 @@
  * with nothing says "(empty)"), and the final assistant text is sent without its trailing spaces.
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultContent } from '../../api/content';
+import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
 
 type CacheControl = { cache_control?: { type: 'ephemeral' } };
@@ -114,17 +115,20 @@ function assistantBlock(block: AssistantBlock): ContentBlock[] {
 }
 
 function userBlock(block: TextBlock | ImageBlock): ContentBlock[] {
-  return block.type === 'text' ? textBlocks(block.text) : [{ type: 'image', source: imageSource(block) }];
+  return block.type === 'text' ? textBlocks(block.text) : [imageBlock(block)];
 }
 
 function toolResultContent(content: ToolResultContent): ToolResultBlock[] {
   const blocks: ToolResultBlock[] =
-    typeof content === 'string' ? textBlocks(content) : content.flatMap((block): ToolResultBlock[] => (block.type === 'text' ? textBlocks(block.text) : [{ type: 'image', source: imageSource(block) }]));
+    typeof content === 'string' ? textBlocks(content) : content.flatMap((block): ToolResultBlock[] => (block.type === 'text' ? textBlocks(block.text) : [imageBlock(block)]));
   return blocks.length > 0 ? blocks : [{ type: 'text', text: EMPTY }];
 }
 
-function imageSource(block: ImageBlock): ImageSource {
-  return 'url' in block ? { type: 'url', url: block.url } : { type: 'base64', media_type: block.mimeType, data: block.data };
+/** An image as the API takes it, or a line that says it was left out (`image-types.ts`). */
+function imageBlock(block: ImageBlock): ToolResultBlock {
+  if ('url' in block) return { type: 'image', source: { type: 'url', url: block.url } };
+  const type = takenImageType(block.mimeType);
+  return type ? { type: 'image', source: { type: 'base64', media_type: type, data: block.data } } : { type: 'text', text: leftOutImage(block.mimeType) };
 }
 
 /** What a user message or tool result with no text to send says instead. */

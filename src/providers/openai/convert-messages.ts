@@ -1,5 +1,6 @@
 /** Our history and tool specs in the shape of the Chat Completions API. */
 import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
+import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
 
 type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -68,6 +69,7 @@ export function convertTools(tools: ToolSpec[]) {
 
 function toContentPart(block: TextBlock | ImageBlock): ChatContentPart {
   if (block.type === 'text') return { type: 'text', text: block.text };
-  const url = 'url' in block ? block.url : `data:${block.mimeType};base64,${block.data}`;
-  return { type: 'image_url', image_url: { url } };
+  if ('url' in block) return { type: 'image_url', image_url: { url: block.url } };
+  const type = takenImageType(block.mimeType);
+  return type ? { type: 'image_url', image_url: { url: `data:${type};base64,${block.data}` } } : { type: 'text', text: leftOutImage(block.mimeType) };
 }

@@ -20,7 +20,7 @@ const timeZoneSchema = z
 export const scheduleRequestSchema = z
   .strictObject({
     messages: z.array(z.discriminatedUnion('role', [userMessageSchema, systemMessageSchema])).min(1).max(LIMITS.messagesPerRequest),
-    at: z.iso.datetime({ offset: true }).optional(),
+    at: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' }).optional(),
     cron: z.string().trim().max(120).optional(),
     timezone: timeZoneSchema.optional(),
     tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),

@@ -110,6 +110,9 @@ describe('schedules', () => {
       const response = await schedule(id, body);
       expect(response.status, why).toBe(400);
     }
+    // The one a person gets wrong most, told so.
+    const local = await schedule(id, { messages: [user('x')], at: '2030-01-01T00:00:00' });
+    expect(((await local.json()) as any).error.message).toContain('at: Expected an ISO 8601 time with its offset');
     expect((await session(id)).status).toBe(404);
   });
 

@@ -8,7 +8,7 @@ import type { ToolSpec } from '../providers/types';
 import { verdictFor, type PermissionRule } from '../tools/permission-rules';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolExecution } from './events';
-import type { AssembledToolCall } from './model-call';
+import type { AssembledToolCall } from './block-assembler';
 
 export function classifyCall(call: AssembledToolCall, clientTools: ClientTool[], tools: ToolRegistry, rules: PermissionRule[] | undefined): ToolExecution {
   const execution = executionOf(call.name, clientTools, tools);

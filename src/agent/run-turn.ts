@@ -8,7 +8,8 @@ import type { HistoryMessage, ToolMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolExecution, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolCallIds } from './history';
-import { callModel, type AssembledToolCall, type ToolCallIds } from './model-call';
+import type { AssembledToolCall, ToolCallIds } from './block-assembler';
+import { callModel } from './model-call';
 import { ContextManager, type Prompt } from './context/context-manager';
 import { classifyCall, executionOf, toolSpecs } from './classify-call';
 import { denialText, INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
@@ -17,12 +18,10 @@ import { addUsage, emptyUsage } from './usage';
 
 export type { ResolvedAnswer, TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 
-const FINAL_ANSWER_INSTRUCTION =
-  'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
+const FINAL_ANSWER_INSTRUCTION = 'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
 
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOutcome> {
-  const turn = new Turn(input, deps);
-  return turn.run();
+  return new Turn(input, deps).run();
 }
 
 class Turn {
@@ -30,6 +29,7 @@ class Turn {
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
   private readonly usedToolCallIds: ToolCallIds;
+  private readonly earlierImageLinks = { dropped: false };
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
@@ -203,6 +203,7 @@ class Turn {
       now: this.deps.now,
       step,
       usedToolCallIds: this.usedToolCallIds,
+      earlierImageLinks: this.earlierImageLinks, // one for the turn: what a call learnt, its later calls use
       retry: this.deps.retry,
       estimatedInputTokens,
       executionOf: (name) => this.executionOf(name),

@@ -35,6 +35,7 @@ export async function httpErrorPart(response: Response, provider: string): Promi
     message: `The model server answered HTTP ${response.status}.`,
     retryable: isRetryableStatus(response.status),
   };
+  if (response.status === 400 || response.status === 422) part.refused = true;
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   if (retryAfterMs !== undefined) part.retryAfterMs = retryAfterMs;
   return part;

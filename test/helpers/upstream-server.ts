@@ -25,6 +25,8 @@
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
  * that ends in whitespace (`anthropicRefusal`).
+ * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
+ * from a URL they cannot download: here, any URL with `/expired/` in its path.
  * Every request body is kept, with its size as the stand-in counts it and the connection it came on
  * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
  * /__sockets` the numbers of the connections still open (`connections.ts`).
@@ -140,10 +142,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
-  const refusal = anthropic ? anthropicRefusal(text, body) : undefined;
+  const refusal = linksExpiredImage(text) ? undownloadable(anthropic) : anthropic ? anthropicRefusal(text, body) : undefined;
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: refusal } }));
+    const error = { type: 'invalid_request_error', message: refusal };
+    response.end(JSON.stringify(anthropic ? { type: 'error', error } : { error }));
     return;
   }
   const last = body.messages.at(-1);
@@ -247,6 +250,16 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
 
 function readFixture(name: string): string {
   return readFileSync(join(FIXTURE_ROOT, `${name}.sse`), 'utf8');
+}
+
+/** Whether the body links an image the stand-in "cannot download" (an image URL, in either API's shape, with `/expired/` in it). */
+function linksExpiredImage(text: string): boolean {
+  return /"url":"https?:\/\/[^"]*\/expired\//.test(text);
+}
+
+/** The refusal of a request whose image could not be downloaded, in each API's words. */
+function undownloadable(anthropic: boolean): string {
+  return anthropic ? 'Unable to download the file. Please verify the URL and try again.' : 'Error while downloading the image: invalid_image_url.';
 }
 
 type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[] };

@@ -137,5 +137,32 @@ describe('openai provider through the Worker', () => {
     expect(stop.stopReason).toBe('error');
     expect((await sentWith(id)).filter((body) => !body.closedEarly)).toHaveLength(requests);
   });
-});
 
+  it('sends a refused call once more without the images earlier messages link to: an expired link never fails the session’s later turns', async () => {
+    const id = newSessionId('oa-link');
+    const model = 'openai:replay/openai/gpt-4o-text-usage';
+    const image = { type: 'image', url: 'https://images.example/expired/cat.png' };
+    // The link the user has just sent is kept: the server's refusal is theirs to hear about.
+    const first = await streamTurn(id, { messages: [{ role: 'user', content: [{ type: 'text', text: `look ${id}` }, image] }], model });
+    expect(first.stop).toMatchObject({ stopReason: 'error', error: { code: 'upstream_error' } });
+    // Once they send another message, it is an earlier one: the refused call goes again without it.
+    const second = await streamTurn(id, { messages: [user(`and now? ${id}`)], model });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const sent = await sentWith(id);
+    expect(sent).toHaveLength(3);
+    expect(sent[1].messages[1].content[1]).toEqual({ type: 'image_url', image_url: { url: image.url } });
+    expect(sent[2].messages[1].content).toEqual([
+      { type: 'text', text: `look ${id}` },
+      { type: 'text', text: '[An image linked earlier (https://images.example/expired/cat.png) is no longer sent: the model\'s server could not use its URL.]' },
+    ]);
+    // The history keeps the image as it came.
+    expect((await history(id))[0].content[1]).toEqual(image);
+
+    // A turn of two calls (a tool's round): its first call is refused and sent again, its second
+    // leaves the link out at once.
+    const third = await streamTurn(id, { messages: [user(`calc ${id}`)], model: 'openai:script/calc' });
+    expect(third.stop.stopReason).toBe('end_turn');
+    const calls = (await sentWith(id)).slice(3);
+    expect(calls.map((call) => JSON.stringify(call.messages).includes('"url":"https://images.example/expired/cat.png"'))).toEqual([true, false, false]);
+  });
+});

@@ -7,6 +7,7 @@
 import type { ToolMessage, ToolResultContent } from '../api/content';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolError, type ToolContext } from '../tools/types';
+import type { AssembledToolCall } from './block-assembler';
 import type { AgentEvent, Emit, ToolResultState } from './events';
 
 /** The result a denied call gets, with the user's reason when they gave one. */
@@ -14,14 +15,8 @@ export function denialText(reason: string | undefined): string {
   return reason ? `Tool call denied: ${reason}` : 'Tool call denied';
 }
 
-export type ServerCall = {
-  toolCallId: string;
-  name: string;
-  input: Record<string, unknown>;
-  invalidArguments?: string;
-  /** Why the arguments are invalid, when it is not that they are no JSON object. */
-  invalidReason?: string;
-};
+/** A call to run on the server: a tool call as the model's stream assembled it. */
+export type ServerCall = AssembledToolCall;
 
 export type ToolPhaseOptions = {
   tools: ToolRegistry;

@@ -3,7 +3,7 @@
  * (`block-assembler.ts`, emitting block start/delta/end as they happen), and return the assembled
  * assistant content, or the error that ended the call. Open blocks are always closed before this
  * returns. A failure before any output is sent again when it may pass (`retry-policy.ts`), and a
- * refusal once more without the images earlier messages link to (`earlier-image-urls.ts`).
+ * refusal once more without the images of earlier messages (`earlier-images.ts`).
  */
 import type { AssistantBlock } from '../api/content';
 import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../providers/types';
@@ -13,7 +13,7 @@ import type { HistoryMessage } from '../api/content';
 import { BlockAssembler, type AssembledToolCall, type ToolCallIds } from './block-assembler';
 import { summarizedCount } from './context/compaction';
 import { sleep } from '../lib/sleep';
-import { withoutEarlierImageUrls } from './earlier-image-urls';
+import { withoutEarlierImages } from './earlier-images';
 import { retryDelay, type RetryPolicy } from './retry-policy';
 
 export type ModelCallResult =
@@ -38,10 +38,10 @@ export type ModelCallOptions = {
   usedToolCallIds: ToolCallIds;
   retry: RetryPolicy;
   /**
-   * Set once a call of the turn was refused with images linked from earlier messages and went
-   * through without them (`earlier-image-urls.ts`): the turn's later calls leave them out at once.
+   * Set once a call of the turn was refused with images of earlier messages and sent again without
+   * them (`earlier-images.ts`): the turn's later calls leave them out at once.
    */
-  earlierImageLinks?: { dropped: boolean };
+  earlierImages?: { dropped: boolean };
   estimatedInputTokens: number;
   /** How a call of a tool (by name) would be carried out. */
   executionOf: (name: string) => ToolExecution;
@@ -65,12 +65,12 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);
   const summarized = summarizedCount(options.messages[0]);
-  const links = options.earlierImageLinks;
+  const images = options.earlierImages;
   let request: ModelRequest = {
     model: handle.model,
     purpose: 'answer',
     system: options.system,
-    messages: (links?.dropped && withoutEarlierImageUrls(options.messages)) || options.messages,
+    messages: (images?.dropped && withoutEarlierImages(options.messages)) || options.messages,
     tools: options.tools,
     signal: options.signal,
     ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
@@ -104,12 +104,12 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     }
     if (!failure) break;
     error = { code: failure.code, message: failure.message };
-    // Refused as made: once more without the images earlier messages only link to, whose URLs may
-    // have stopped answering (earlier-image-urls.ts). Nothing of this call reached the client.
-    const unlinked = failure.refused && !output && !options.signal.aborted ? withoutEarlierImageUrls(request.messages) : undefined;
-    if (unlinked) {
-      request = { ...request, messages: unlinked };
-      if (links) links.dropped = true;
+    // Refused as made: once more without the images of earlier messages, one of which may be what
+    // the server refuses (earlier-images.ts). Nothing of this call reached the client.
+    const withoutImages = failure.refused && !output && !options.signal.aborted ? withoutEarlierImages(request.messages) : undefined;
+    if (withoutImages) {
+      request = { ...request, messages: withoutImages };
+      if (images) images.dropped = true;
       emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs: 0, error });
       error = undefined;
       usage = emptyUsage();

@@ -29,7 +29,7 @@ class Turn {
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
   private readonly usedToolCallIds: ToolCallIds;
-  private readonly earlierImageLinks = { dropped: false };
+  private readonly earlierImages = { dropped: false };
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
@@ -203,7 +203,7 @@ class Turn {
       now: this.deps.now,
       step,
       usedToolCallIds: this.usedToolCallIds,
-      earlierImageLinks: this.earlierImageLinks, // one for the turn: what a call learnt, its later calls use
+      earlierImages: this.earlierImages, // one for the turn: what a call learnt, its later calls use
       retry: this.deps.retry,
       estimatedInputTokens,
       executionOf: (name) => this.executionOf(name),

@@ -26,7 +26,8 @@
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
  * that ends in whitespace (`anthropicRefusal`).
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
- * from a URL they cannot download: here, any URL with `/expired/` in its path.
+ * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
+ * whose bytes are no PNG, JPEG, GIF or WebP.
  * Every request body is kept, with its size as the stand-in counts it and the connection it came on
  * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
  * /__sockets` the numbers of the connections still open (`connections.ts`).
@@ -142,7 +143,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
-  const refusal = linksExpiredImage(text) ? undownloadable(anthropic) : anthropic ? anthropicRefusal(text, body) : undefined;
+  const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : undefined);
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
     const error = { type: 'invalid_request_error', message: refusal };
@@ -252,14 +253,25 @@ function readFixture(name: string): string {
   return readFileSync(join(FIXTURE_ROOT, `${name}.sse`), 'utf8');
 }
 
-/** Whether the body links an image the stand-in "cannot download" (an image URL, in either API's shape, with `/expired/` in it). */
-function linksExpiredImage(text: string): boolean {
-  return /"url":"https?:\/\/[^"]*\/expired\//.test(text);
+/**
+ * What the APIs say of a request with an image they cannot use: linked from a URL they cannot
+ * download (here, any with `/expired/` in it), or inline bytes that are no image they read.
+ */
+function imageRefusal(text: string, anthropic: boolean): string | undefined {
+  if (/"url":"https?:\/\/[^"]*\/expired\//.test(text)) {
+    return anthropic ? 'Unable to download the file. Please verify the URL and try again.' : 'Error while downloading the image: invalid_image_url.';
+  }
+  const inline = [...text.matchAll(anthropic ? /"type":"base64","media_type":"[^"]*","data":"([^"]*)"/g : /"url":"data:[^;"]*;base64,([^"]*)"/g)];
+  if (inline.some(([, data]) => !isImage(Buffer.from(data ?? '', 'base64')))) {
+    return anthropic ? 'Could not process image' : 'You uploaded an unsupported image. Please make sure your image is valid.';
+  }
+  return undefined;
 }
 
-/** The refusal of a request whose image could not be downloaded, in each API's words. */
-function undownloadable(anthropic: boolean): string {
-  return anthropic ? 'Unable to download the file. Please verify the URL and try again.' : 'Error while downloading the image: invalid_image_url.';
+/** Whether bytes begin as a PNG, JPEG, GIF or WebP file does. */
+function isImage(bytes: Buffer): boolean {
+  const starts = (hex: string, at = 0) => bytes.subarray(at, at + hex.length / 2).toString('hex') === hex;
+  return starts('89504e47') || starts('ffd8ff') || starts('47494638') || (starts('52494646') && starts('57454250', 8));
 }
 
 type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[] };

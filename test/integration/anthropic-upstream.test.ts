@@ -161,6 +161,24 @@ describe('a session that changes provider between turns', () => {
     expect(again.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: '(empty)' }] });
   });
 
+  it('sends a refused call once more without the images of earlier messages: an image the API cannot read fails only the turn that sent it', async () => {
+    const id = newSessionId('an-image');
+    const broken = { type: 'image', mimeType: 'image/png', data: Buffer.from('not a png at all').toString('base64') };
+    const first = await streamTurn(id, { messages: [{ role: 'user', content: [{ type: 'text', text: `look ${id}` }, broken] }], model: A('claude-sonnet-4-text-ping') });
+    expect(first.stop).toMatchObject({ stopReason: 'error', error: { code: 'upstream_error' } });
+    const second = await streamTurn(id, { messages: [user(`and now? ${id}`)], model: A('claude-sonnet-4-text-ping') });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const sent = await sentWith(id);
+    expect(sent.map((body) => JSON.stringify(body.messages).includes('"media_type":"image/png"'))).toEqual([true, true, false]);
+    expect(sent[2].messages[0].content[1]).toEqual({ type: 'text', text: "[An image shown earlier (image/png) is no longer sent: the model's server refused a request that held it.]" });
+    // A real image goes through, and stays in what later calls send.
+    const png = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=' };
+    const fine = newSessionId('an-png');
+    expect((await streamTurn(fine, { messages: [{ role: 'user', content: [{ type: 'text', text: `look ${fine}` }, png] }], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(fine, { messages: [user(`and now? ${fine}`)], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
+    expect((await sentWith(fine)).map((body) => JSON.stringify(body.messages).includes(png.data))).toEqual([true, true]);
+  });
+
   it('keeps a running total of the session’s usage', async () => {
     const id = newSessionId('usage');
     const first = await streamTurn(id, { messages: [user('one')], model: 'openai:replay/openai/gpt-4o-text-usage' });

@@ -138,7 +138,7 @@ describe('openai provider through the Worker', () => {
     expect((await sentWith(id)).filter((body) => !body.closedEarly)).toHaveLength(requests);
   });
 
-  it('sends a refused call once more without the images earlier messages link to: an expired link never fails the session’s later turns', async () => {
+  it('sends a refused call once more without the images of earlier messages: an expired link fails only the turn that sent it', async () => {
     const id = newSessionId('oa-link');
     const model = 'openai:replay/openai/gpt-4o-text-usage';
     const image = { type: 'image', url: 'https://images.example/expired/cat.png' };
@@ -153,7 +153,7 @@ describe('openai provider through the Worker', () => {
     expect(sent[1].messages[1].content[1]).toEqual({ type: 'image_url', image_url: { url: image.url } });
     expect(sent[2].messages[1].content).toEqual([
       { type: 'text', text: `look ${id}` },
-      { type: 'text', text: '[An image linked earlier (https://images.example/expired/cat.png) is no longer sent: the model\'s server could not use its URL.]' },
+      { type: 'text', text: '[An image shown earlier (https://images.example/expired/cat.png) is no longer sent: the model\'s server refused a request that held it.]' },
     ]);
     // The history keeps the image as it came.
     expect((await history(id))[0].content[1]).toEqual(image);

@@ -163,7 +163,7 @@ describe('a session that changes provider between turns', () => {
 
   it('sends a refused call once more without the images of earlier messages: an image the API cannot read fails only the turn that sent it', async () => {
     const id = newSessionId('an-image');
-    const broken = { type: 'image', mimeType: 'image/png', data: Buffer.from('not a png at all').toString('base64') };
+    const broken = { type: 'image', mimeType: 'image/png', data: btoa('not a png at all') };
     const first = await streamTurn(id, { messages: [{ role: 'user', content: [{ type: 'text', text: `look ${id}` }, broken] }], model: A('claude-sonnet-4-text-ping') });
     expect(first.stop).toMatchObject({ stopReason: 'error', error: { code: 'upstream_error' } });
     const second = await streamTurn(id, { messages: [user(`and now? ${id}`)], model: A('claude-sonnet-4-text-ping') });

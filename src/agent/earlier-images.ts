@@ -9,7 +9,7 @@
  * the turn's later calls leave them out at once. The images from the last user message on stay (the
  * input in progress, and what its tool calls returned): a bad image the user just sent is theirs to
  * hear about, and once they send another message, it is an earlier one. The history keeps every
- * image as it came.
+ * image as it came (docs/decisions.md, 36).
  */
 import type { HistoryMessage, ImageBlock, TextBlock } from '../api/content';
 

@@ -6,7 +6,7 @@
  * which strict parsers refuse: Anthropic's API answers the whole request `400 invalid_request_error`
  * ("no low surrogate in string"). The history is sent again on every call, so one such character,
  * once stored, would fail every later turn of its session. The history keeps what came; only what
- * leaves for a provider is mended, at this one place per provider.
+ * leaves for a provider is mended, at this one place per provider (docs/decisions.md, 36).
  */
 
 /**

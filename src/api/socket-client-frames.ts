@@ -86,8 +86,7 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   const type = fields.type;
   if (typeof type !== 'string' || !Object.hasOwn(CLIENT_FRAME_SCHEMAS, type)) {
     const known = Object.keys(CLIENT_FRAME_SCHEMAS).join(', ');
-    const told = typeof type === 'string' && type.length > 64 ? `${JSON.stringify(type.slice(0, 64))}…` : JSON.stringify(type ?? null);
-    return bad('unknown_type', `Unknown frame type ${told}. Known: ${known}.`, id);
+    return bad('unknown_type', `Unknown frame type ${toldType(type)}. Known: ${known}.`, id);
   }
   const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
   if (!parsed.success) {
@@ -96,6 +95,13 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
     return bad('invalid_frame', `The ${type} frame is not valid${where}: ${issue.clause}.`, id);
   }
   return { ok: true, frame: parsed.data as ClientFrame };
+}
+
+/** A frame's unknown `type` as an error tells it: a string by its first 64 characters, anything else by its kind. */
+function toldType(type: unknown): string {
+  if (typeof type === 'string') return type.length > 64 ? `${JSON.stringify(type.slice(0, 64))}…` : JSON.stringify(type);
+  if (type === undefined || type === null) return 'null';
+  return `(${Array.isArray(type) ? 'an array' : typeof type === 'object' ? 'an object' : `a ${typeof type}`})`;
 }
 
 function bad(code: string, message: string, requestId: string | null): FrameParse {

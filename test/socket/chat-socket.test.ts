@@ -346,6 +346,8 @@ describe('frames that are refused: an error frame, and nothing changes', () => {
     socket.sendRaw(JSON.stringify({ type: 'x'.repeat(100_000), request_id: 'r'.repeat(257) }));
     const [error] = await socket.until('error');
     expect(error).toEqual({ type: 'error', code: 'unknown_type', message: expect.stringMatching(/^Unknown frame type "x{64}"…\. Known: /), request_id: null });
+    socket.sendRaw(JSON.stringify({ type: { big: 'x'.repeat(100_000) } }));
+    expect((await socket.until('error')).at(-1)).toMatchObject({ code: 'unknown_type', message: expect.stringMatching(/^Unknown frame type \(an object\)\. Known: /) });
     socket.sendRaw(JSON.stringify({ type: 'append_message', role: 'user', content: 'hi', request_id: 'r'.repeat(257) }));
     expect((await socket.until('error')).at(-1)).toMatchObject({ code: 'invalid_frame', message: expect.stringContaining('request_id'), request_id: null });
   });

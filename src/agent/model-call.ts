@@ -107,17 +107,13 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     // Refused as made: once more without the images of earlier messages, one of which may be what
     // the server refuses (earlier-images.ts). Nothing of this call reached the client.
     const withoutImages = failure.refused && !output && !options.signal.aborted ? withoutEarlierImages(request.messages) : undefined;
+    // Otherwise sent again only while nothing of this call reached the client, when it may pass.
+    const delayMs = withoutImages ? 0 : !output && failure.retryable && !options.signal.aborted ? retryDelay(options.retry, attempt, failure.retryAfterMs) : undefined;
+    if (delayMs === undefined) break;
     if (withoutImages) {
       request = { ...request, messages: withoutImages };
       if (images) images.dropped = true;
-      emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs: 0, error });
-      error = undefined;
-      usage = emptyUsage();
-      continue;
     }
-    // Sent again only while nothing of this call reached the client.
-    const delayMs = !output && failure.retryable && !options.signal.aborted ? retryDelay(options.retry, attempt, failure.retryAfterMs) : undefined;
-    if (delayMs === undefined) break;
     emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs, error });
     await sleep(delayMs, options.signal);
     error = undefined;

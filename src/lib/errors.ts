@@ -41,7 +41,10 @@ export class ApiError extends Error {
  * input was meant for (`explainIssue`).
  */
 export function invalidRequest(what: string, issues: readonly SchemaIssue[]): ApiError {
-  const listed = issues.map((issue) => explainIssue(issue)).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  const listed = issues.map((issue) => {
+    const explained = explainIssue(issue);
+    return { path: explained.path.map(String).join('.'), message: explained.message };
+  });
   const first = listed[0];
   return new ApiError(400, 'invalid_request', `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${clause(first?.message)}.`, {
     details: { issues: listed },

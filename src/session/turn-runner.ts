@@ -72,11 +72,11 @@ export interface RunnerHost {
   quota(): TurnError | undefined;
   spent(call: ModelCallUsage): void;
   /**
-   * A turn started (keep the object awake, tell the user's list), and one ended (what follows a turn).
-   * `followed`: a client waits for its first event (a request's follower, a socket).
+   * A turn started (keep the object awake, tell the user's list); `followed` is false only for one nobody
+   * follows as it starts (`Prefer: respond-async`; a queued turn got its keepalive when queued).
    */
   started(sessionId: string, followed: boolean): void;
-  /** The turn's end is about to be told: the user's list learns it first (read your writes). */
+  /** The turn's end is about to be told: the user's list learns it first (read your writes); then it ended. */
   settling(sessionId: string): Promise<void>;
   ended(door: Door, turnId: string, outcome: TurnOutcome | undefined, model: ModelHandle, config: Config): void;
   userId(): string;

@@ -36,9 +36,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { numberConnections } from './connections.ts';
-
-/** An escape of a lone surrogate in JSON text (its backslash not itself escaped): a high one without a low escape after it, or a low one without a high before. */
-const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/i;
+import { LONE_SURROGATE_ESCAPE } from './strict-json.ts';
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
 

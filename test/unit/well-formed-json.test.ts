@@ -5,9 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wellFormed, wellFormedJson } from '../../src/lib/well-formed-json';
+import { LONE_SURROGATE_ESCAPE } from '../helpers/strict-json';
 
-/** What a strict parser (Rust's serde_json, behind Anthropic's API) refuses: an escaped lone surrogate. */
-const strictRefuses = (json: string) => /(?<!\\)(?:\\\\)*(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/i.test(json);
+const strictRefuses = (json: string) => LONE_SURROGATE_ESCAPE.test(json);
 const mended = (text: string) => (text as string & { toWellFormed(): string }).toWellFormed();
 
 describe('wellFormedJson', () => {

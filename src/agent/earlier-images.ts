@@ -3,10 +3,11 @@
  *
  * The history goes with every call, and its images with it. An image a provider once took can make
  * it refuse every later request: a linked one whose URL stopped answering (a presigned link that
- * expired), an inline one it cannot decode, one too many or too large. One such image would fail
- * every later turn of its session. So a call the provider refused is sent once more with the images
- * of messages before the last user message replaced by a line that says so (`model-call.ts`), and
- * the turn's later calls leave them out at once. The images from the last user message on stay (the
+ * expired), an inline one it cannot decode, one too many or too large, or enough of them that the
+ * request passes the size the API takes (a 413). One such image would fail every later turn of its
+ * session. So a call the provider refused is sent once more with the images of messages before the
+ * last user message replaced by a line that says so (`model-call.ts`), and the turn's later calls
+ * leave them out at once. The images from the last user message on stay (the
  * input in progress, and what its tool calls returned): a bad image the user just sent is theirs to
  * hear about, and once they send another message, it is an earlier one. The history keeps every
  * image as it came (docs/decisions.md, 36).

@@ -35,7 +35,9 @@ export async function httpErrorPart(response: Response, provider: string): Promi
     message: `The model server answered HTTP ${response.status}.`,
     retryable: isRetryableStatus(response.status),
   };
-  if (response.status === 400 || response.status === 422) part.refused = true;
+  // Refused as made: a 413 too (a history whose images pass the API's size, 32 MB for Anthropic's
+  // Messages API), which the same request would meet on every later turn.
+  if (response.status === 400 || response.status === 413 || response.status === 422) part.refused = true;
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   if (retryAfterMs !== undefined) part.retryAfterMs = retryAfterMs;
   return part;

@@ -28,14 +28,18 @@
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
  * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
  * whose bytes are no PNG, JPEG, GIF or WebP.
- * Every request body is kept, with its size as the stand-in counts it and the connection it came on
- * (`socket`, numbered); `GET /__log` returns them, for tests of what the Worker sent, and `GET
+ * The Anthropic stand-in refuses a request over `ANTHROPIC_MAX_REQUEST_BYTES` (`413
+ * request_too_large`), a scale model of the real API's 32 MB (`standin-limits.ts`).
+ * Every request body is kept, with its size in bytes (`bytes`), its prompt's size as the stand-in
+ * counts it, and the connection it came on (`socket`, numbered), each long run of base64 written as
+ * its length (`<base64: N characters>`); `GET /__log` returns them, for tests of what the Worker sent, and `GET
  * /__sockets` the numbers of the connections still open (`connections.ts`).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { numberConnections } from './connections.ts';
+import { ANTHROPIC_MAX_REQUEST_BYTES } from './standin-limits.ts';
 import { LONE_SURROGATE_ESCAPE } from './strict-json.ts';
 
 export const FIXTURE_ROOT = join(import.meta.dirname, '..', 'fixtures', 'upstream');
@@ -131,7 +135,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   const text = Buffer.concat(chunks).toString('utf8');
   const body = JSON.parse(text) as ChatBody;
   log.push({
-    ...body,
+    ...(text.length > LONG_BASE64 ? (JSON.parse(abbreviated(text)) as ChatBody) : body),
+    bytes: Buffer.byteLength(text),
     authorization: request.headers.authorization ?? null,
     apiKey: request.headers['x-api-key'] ?? null,
     promptTokens: promptTokens(body),
@@ -141,6 +146,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
   response.on('close', () => {
     if (!response.writableFinished) log.push({ closedEarly: true, model: body.model, messages: body.messages });
   });
+  if (anthropic && Buffer.byteLength(text) > ANTHROPIC_MAX_REQUEST_BYTES) {
+    response.writeHead(413, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } }));
+    return;
+  }
   const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : undefined);
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
@@ -245,6 +255,14 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
   return `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+}
+
+/** Base64 this long is kept in the log by its length alone: every test reads the whole log. */
+const LONG_BASE64 = 64 * 1024;
+
+/** A request's JSON with each long run of base64 (an image's bytes) written as `<base64: N characters>`. */
+function abbreviated(text: string): string {
+  return text.replace(new RegExp(`[A-Za-z0-9+/=]{${LONG_BASE64},}`, 'g'), (run) => `<base64: ${run.length} characters>`);
 }
 
 function readFixture(name: string): string {

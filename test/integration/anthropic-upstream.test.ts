@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, newSessionId, session, streamTurn, turn, user } from '../helpers/api';
 import { sentWith } from '../helpers/upstream-log';
+import { ANTHROPIC_MAX_REQUEST_BYTES } from '../helpers/standin-limits';
 
 const A = (fixture: string) => `anthropic:replay/anthropic/${fixture}`;
 
@@ -177,6 +178,33 @@ describe('a session that changes provider between turns', () => {
     expect((await streamTurn(fine, { messages: [{ role: 'user', content: [{ type: 'text', text: `look ${fine}` }, png] }], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
     expect((await streamTurn(fine, { messages: [user(`and now? ${fine}`)], model: A('claude-sonnet-4-text-ping') })).stop.stopReason).toBe('end_turn');
     expect((await sentWith(fine)).map((body) => JSON.stringify(body.messages).includes(png.data))).toEqual([true, true]);
+  });
+
+  it('goes on when the images of earlier messages take the request past the API’s size (413 request_too_large)', async () => {
+    const id = newSessionId('an-large');
+    // A PNG's signature and a zero byte, then zeros: 1.8 MB an image, 2.4 MB of base64, over half the stand-in's limit.
+    const data = `iVBORw0KGgoA${'A'.repeat(2_400_000)}`;
+    expect(data.length * 2).toBeGreaterThan(ANTHROPIC_MAX_REQUEST_BYTES);
+    const photo = (text: string) => ({ role: 'user', content: [{ type: 'text', text }, { type: 'image', mimeType: 'image/png', data }] });
+    const model = A('claude-sonnet-4-text-ping');
+    expect((await streamTurn(id, { messages: [photo(`first photo ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    // Two photos are more than the API takes in one request: the earlier one is left out, the new one goes.
+    expect((await streamTurn(id, { messages: [photo(`second photo ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    // And the session goes on after them, where every later turn would have been refused.
+    expect((await streamTurn(id, { messages: [user(`and now? ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    const images = (body: any) => JSON.stringify(body.messages).match(/<base64: \d+ characters>/g)?.length ?? 0;
+    const sent = await sentWith(id);
+    expect(sent.map((body) => [images(body), body.bytes > ANTHROPIC_MAX_REQUEST_BYTES])).toEqual([
+      [1, false],
+      [2, true],
+      [1, false],
+      [2, true],
+      [0, false],
+    ]);
+    expect(JSON.stringify(sent[2].messages[0])).toContain('An image shown earlier (image/png) is no longer sent');
+    // The history keeps both photos as they came.
+    const stored = await history(id);
+    expect(stored.filter((m: any) => m.role === 'user' && m.content.some?.((b: any) => b.type === 'image' && b.data === data))).toHaveLength(2);
   });
 
   it('keeps a running total of the session’s usage', async () => {

@@ -25,6 +25,7 @@
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
  * that ends in whitespace (`anthropicRefusal`).
+ * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters.
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
  * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
  * whose bytes are no PNG, JPEG, GIF or WebP.
@@ -151,7 +152,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
     response.end(JSON.stringify({ type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } }));
     return;
   }
-  const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : undefined);
+  const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : openaiRefusal(body));
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
     const error = { type: 'invalid_request_error', message: refusal };
@@ -288,6 +289,20 @@ function imageRefusal(text: string, anthropic: boolean): string | undefined {
 function isImage(bytes: Buffer): boolean {
   const starts = (hex: string, at = 0) => bytes.subarray(at, at + hex.length / 2).toString('hex') === hex;
   return starts('89504e47') || starts('ffd8ff') || starts('47494638') || (starts('52494646') && starts('57454250', 8));
+}
+
+/** What Chat Completions says of a tool call id over its 40 characters, in a call or in a result. */
+function openaiRefusal(body: ChatBody): string | undefined {
+  const tooLong = (field: string, id: unknown) =>
+    typeof id === 'string' && id.length > 40 ? `Invalid '${field}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.` : undefined;
+  for (const [index, message] of body.messages.entries()) {
+    const calls = (message as { tool_calls?: { id?: unknown }[] }).tool_calls ?? [];
+    const problem =
+      calls.map((call, at) => tooLong(`messages[${index}].tool_calls[${at}].id`, call.id)).find(Boolean) ??
+      tooLong(`messages[${index}].tool_call_id`, (message as { tool_call_id?: unknown }).tool_call_id);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[] };

@@ -114,6 +114,38 @@ describe('POST /api/stream', () => {
     expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(['lookup']);
   });
 
+  it('sends a tool call id OpenAI would refuse as too long under a short name, the same for the call and its result', async () => {
+    const marker = `pi-${crypto.randomUUID()}`;
+    // As pi writes the ids of OpenAI's Responses API: the call's id and its item's, 81 characters.
+    const longId = 'call_kT2vQ3mYx9LpR8sW4nB6cD1e|fc_68b1c2d3e4f5061728394a5b6c7d8e9f0a1b2c3d4e5f607182';
+    const assistant = (id: string) => ({
+      role: 'assistant',
+      content: [{ type: 'toolCall', id, name: 'lookup', arguments: { q: 'x' } }],
+      api: 'openai-responses',
+      provider: 'openai',
+      model: 'gpt-5',
+      usage: {},
+      stopReason: 'toolUse',
+      timestamp: 1,
+    });
+    const result = (id: string) => ({ role: 'toolResult', toolCallId: id, toolName: 'lookup', content: [{ type: 'text', text: 'found' }], isError: false, timestamp: 2 });
+    // Two ids alike in their first 40 characters stay apart.
+    const otherId = `${longId.slice(0, 60)}zz`;
+    const context = {
+      messages: [userMessage(marker), assistant(longId), result(longId), userMessage('again'), assistant(otherId), result(otherId)],
+      tools: [{ name: 'lookup', description: 'Look up.', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
+    };
+    const events = await dataLines(await proxy({ model: piModel('openai', 'replay/openai/gpt-4o-text-usage'), context }));
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'stop' });
+    const [sent] = await sentWith(marker);
+    const calls = sent.messages.flatMap((m: any) => m.tool_calls?.map((call: any) => call.id) ?? []);
+    const results = sent.messages.flatMap((m: any) => (m.role === 'tool' ? [m.tool_call_id] : []));
+    expect(calls).toEqual(results);
+    expect(new Set(calls).size).toBe(2);
+    for (const id of calls) expect(id.length).toBeLessThanOrEqual(40);
+    expect(calls[0].startsWith(longId.slice(0, 23))).toBe(true);
+  });
+
   it('carries a thinking signature as contentSignature (Anthropic, recorded)', async () => {
     const events = await dataLines(
       await proxy({ model: piModel('anthropic', 'replay/anthropic/claude-sonnet-4-thinking-signature-text'), context: { messages: [userMessage('think')] } }),

@@ -21,4 +21,17 @@ describe('upstream errors', () => {
     const part = await httpErrorPart(new Response('{"error":"secret"}', { status: 429, headers: { 'retry-after': '1' } }), 'test');
     expect(part).toEqual({ type: 'error', code: 'upstream_error', message: 'The model server answered HTTP 429.', retryable: true, retryAfterMs: 1000 });
   });
+
+  it.each([
+    [400, true], [413, true], [422, true], [401, false], [429, false], [500, false],
+  ])('HTTP %i is a refusal of the request as made: %s', async (status, refused) => {
+    const part = await httpErrorPart(new Response('{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}', { status }), 'test');
+    expect(part).toMatchObject({ code: 'upstream_error' });
+    expect(part.refused ?? false).toBe(refused);
+  });
+
+  it('reads a 413 that says the prompt is too long as a context overflow, not a refusal', async () => {
+    const part = await httpErrorPart(new Response('{"error":{"message":"Request size exceeds model context window"}}', { status: 413 }), 'test');
+    expect(part).toEqual({ type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.' });
+  });
 });

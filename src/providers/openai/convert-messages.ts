@@ -1,4 +1,12 @@
-/** Our history and tool specs in the shape of the Chat Completions API. */
+/**
+ * Our history and tool specs in the shape of the Chat Completions API.
+ *
+ * OpenAI refuses a tool call id longer than 40 characters ("string too long"), in an assistant's
+ * `tool_calls` and in a tool message alike. Other servers write longer ones (vLLM's
+ * `chatcmpl-tool-` and a UUID's hex, 46), and so do clients (pi's ids from OpenAI's Responses API,
+ * `call_…|fc_…`, 80 and more), and the history keeps them as they came: a long one goes under a
+ * short name made from it, the same on both sides of its call (`toolCallId`).
+ */
 import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
@@ -38,14 +46,14 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
         const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         const calls = message.content.flatMap((block) =>
           block.type === 'tool_use'
-            ? [{ id: block.toolCallId, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input) } }]
+            ? [{ id: toolCallId(block.toolCallId), type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input) } }]
             : [],
         );
         out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls } : { role: 'assistant', content: text });
         break;
       }
       case 'tool':
-        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(plainText(message.content), message.isError) });
+        out.push({ role: 'tool', tool_call_id: toolCallId(message.toolCallId), content: toolResultText(plainText(message.content), message.isError) });
         break;
     }
   }
@@ -65,6 +73,30 @@ export function convertTools(tools: ToolSpec[]) {
     type: 'function' as const,
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
+}
+
+/** The longest tool call id OpenAI takes. */
+const MAX_TOOL_CALL_ID = 40;
+
+/**
+ * A tool call id as OpenAI takes it: as it is when short enough, else its first 23 characters and
+ * a 64-bit FNV-1a hash of the whole (40 in all), so that ids alike in their first characters stay
+ * apart. The same id always maps to the same name, so a call and its result stay paired.
+ */
+export function toolCallId(id: string): string {
+  if (id.length <= MAX_TOOL_CALL_ID) return id;
+  let high = 0xcbf29ce4;
+  let low = 0x84222325;
+  for (let index = 0; index < id.length; index++) {
+    low = (low ^ id.charCodeAt(index)) >>> 0;
+    // Multiplication by the 64-bit FNV prime (2^40 + 0x1b3), over two 32-bit halves.
+    const lowTimes = low * 0x1b3;
+    const carry = Math.floor(lowTimes / 0x100000000);
+    high = (Math.imul(high, 0x1b3) + Math.imul(low, 0x100) + carry) >>> 0;
+    low = lowTimes >>> 0;
+  }
+  const hex = (value: number) => value.toString(16).padStart(8, '0');
+  return `${id.slice(0, MAX_TOOL_CALL_ID - 17)}_${hex(high)}${hex(low)}`;
 }
 
 function toContentPart(block: TextBlock | ImageBlock): ChatContentPart {

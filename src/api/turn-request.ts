@@ -1,6 +1,7 @@
 /** The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400. */
 import * as z from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
+import { FUNCTION_NAME } from './function-names';
 import { LIMITS } from './limits';
 import { messageIdSchema } from './message-ids';
 import { permissionRuleSchema } from '../tools/permission-rules';
@@ -19,7 +20,7 @@ export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
 });
 
 /** Names the providers accept for functions (OpenAI and Anthropic both take this alphabet). */
-export const toolNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, {
+export const toolNameSchema = z.string().regex(FUNCTION_NAME, {
   message: 'Tool names are 1 to 64 characters of letters, digits, "_" and "-".',
 });
 

@@ -9,6 +9,7 @@
  *   hang                 never answers; silent: sends headers, then nothing; stall: one chunk, then nothing
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
+ *   script/invent        calls a tool it was not offered, `multi_tool_use.parallel`, then answers with the result
  *   script/slow          streams ten text chunks 150 ms apart
  *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
  *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
@@ -25,7 +26,8 @@
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
  * that ends in whitespace (`anthropicRefusal`).
- * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters.
+ * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier
+ * call to a function whose name has other characters than letters, digits, "_" and "-".
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
  * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
  * whose bytes are no PNG, JPEG, GIF or WebP.
@@ -65,6 +67,7 @@ export const SCRIPTED_MODELS = [
   'flaky/1',
   'flaky/3',
   'script/calc',
+  'script/invent',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -230,10 +233,14 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       response.write(chunk({}, 'stop'));
     }
   }
-  if (name === 'calc') {
+  if (name === 'calc' || name === 'invent') {
     if (afterTool) {
       response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
       response.write(chunk({}, 'stop'));
+    } else if (name === 'invent') {
+      // A name OpenAI's models are known to invent, which the API then refuses in the history.
+      response.write(chunk({ tool_calls: [{ index: 0, id: 'call_invent_1', type: 'function', function: { name: 'multi_tool_use.parallel', arguments: '{"tool_uses":[]}' } }] }));
+      response.write(chunk({}, 'tool_calls'));
     } else {
       response.write(chunk({ tool_calls: [{ index: 0, id: 'call_calc_1', type: 'function', function: { name: 'calculator', arguments: '' } }] }));
       response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"expression":' } }] }));
@@ -291,15 +298,21 @@ function isImage(bytes: Buffer): boolean {
   return starts('89504e47') || starts('ffd8ff') || starts('47494638') || (starts('52494646') && starts('57454250', 8));
 }
 
-/** What Chat Completions says of a tool call id over its 40 characters, in a call or in a result. */
+/**
+ * What Chat Completions says of a tool call id over its 40 characters, in a call or in a result, and
+ * of an earlier call whose function's name is not in its alphabet.
+ */
 function openaiRefusal(body: ChatBody): string | undefined {
   const tooLong = (field: string, id: unknown) =>
     typeof id === 'string' && id.length > 40 ? `Invalid '${field}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.` : undefined;
+  const badName = (field: string, name: unknown) =>
+    typeof name === 'string' && !/^[a-zA-Z0-9_-]+$/.test(name) ? `Invalid '${field}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.` : undefined;
   for (const [index, message] of body.messages.entries()) {
-    const calls = (message as { tool_calls?: { id?: unknown }[] }).tool_calls ?? [];
+    const calls = (message as { tool_calls?: { id?: unknown; function?: { name?: unknown } }[] }).tool_calls ?? [];
     const problem =
-      calls.map((call, at) => tooLong(`messages[${index}].tool_calls[${at}].id`, call.id)).find(Boolean) ??
-      tooLong(`messages[${index}].tool_call_id`, (message as { tool_call_id?: unknown }).tool_call_id);
+      calls
+        .map((call, at) => tooLong(`messages[${index}].tool_calls[${at}].id`, call.id) ?? badName(`messages[${index}].tool_calls[${at}].function.name`, call.function?.name))
+        .find(Boolean) ?? tooLong(`messages[${index}].tool_call_id`, (message as { tool_call_id?: unknown }).tool_call_id);
     if (problem) return problem;
   }
   return undefined;

@@ -54,6 +54,23 @@ describe('openai provider through the Worker', () => {
     ]);
   });
 
+  it('sends a call to a tool the model invented under a name the API takes: the turn and the next one go on', async () => {
+    const id = newSessionId('oa-invent');
+    const { of, stop } = await streamTurn(id, { messages: [user(`do both ${id}`)], model: 'openai:script/invent' });
+    expect(of('tool_call')).toEqual([{ toolCallId: 'call_invent_1', name: 'multi_tool_use.parallel', input: { tool_uses: [] } }]);
+    expect(of('tool_result')).toEqual([expect.objectContaining({ toolCallId: 'call_invent_1', isError: true })]);
+    expect(stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`and now? ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' })).stop.stopReason).toBe('end_turn');
+    const sent = await sentWith(id);
+    expect(sent).toHaveLength(3);
+    for (const body of sent.slice(1)) {
+      expect(body.messages.find((m: any) => m.tool_calls)?.tool_calls[0].function.name).toBe('multi_tool_use_parallel');
+    }
+    // The history keeps the name the model gave.
+    const stored = await history(id);
+    expect(stored[1].content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'multi_tool_use.parallel' })]);
+  });
+
   it('stops for a recorded client tool call and resumes with the client result', async () => {
     const id = newSessionId('oa-client');
     const tools = [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } }];

@@ -13,6 +13,7 @@
  * with nothing says "(empty)"), and the final assistant text is sent without its trailing spaces.
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultContent } from '../../api/content';
+import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
 
@@ -110,7 +111,7 @@ function assistantBlock(block: AssistantBlock): ContentBlock[] {
       // Thinking the API did not sign (another provider's) cannot be sent back: it is dropped.
       return block.signature ? [{ type: 'thinking', thinking: block.thinking, signature: block.signature }] : [];
     case 'tool_use':
-      return [{ type: 'tool_use', id: toolUseId(block.toolCallId), name: block.name, input: block.input }];
+      return [{ type: 'tool_use', id: toolUseId(block.toolCallId), name: functionName(block.name), input: block.input }];
   }
 }
 

@@ -8,6 +8,7 @@
  * short name made from it, the same on both sides of its call (`toolCallId`).
  */
 import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
+import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
 
@@ -46,7 +47,7 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
         const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         const calls = message.content.flatMap((block) =>
           block.type === 'tool_use'
-            ? [{ id: toolCallId(block.toolCallId), type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input) } }]
+            ? [{ id: toolCallId(block.toolCallId), type: 'function' as const, function: { name: functionName(block.name), arguments: JSON.stringify(block.input) } }]
             : [],
         );
         out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls } : { role: 'assistant', content: text });

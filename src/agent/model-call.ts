@@ -3,7 +3,7 @@
  * (`block-assembler.ts`, emitting block start/delta/end as they happen), and return the assembled
  * assistant content, or the error that ended the call. Open blocks are always closed before this
  * returns. A failure before any output is sent again when it may pass (`retry-policy.ts`), and a
- * refusal once more without the images of earlier messages (`earlier-images.ts`).
+ * refusal once more without the images and the thinking of earlier messages (`earlier-parts.ts`).
  */
 import type { AssistantBlock } from '../api/content';
 import type { ModelHandle, ModelRequest, ModelStreamPart, ToolSpec } from '../providers/types';
@@ -13,7 +13,7 @@ import type { HistoryMessage } from '../api/content';
 import { BlockAssembler, type AssembledToolCall, type ToolCallIds } from './block-assembler';
 import { summarizedCount } from './context/compaction';
 import { sleep } from '../lib/sleep';
-import { withoutEarlierImages } from './earlier-images';
+import { withoutEarlierParts } from './earlier-parts';
 import { retryDelay, type RetryPolicy } from './retry-policy';
 
 export type ModelCallResult =
@@ -38,10 +38,10 @@ export type ModelCallOptions = {
   usedToolCallIds: ToolCallIds;
   retry: RetryPolicy;
   /**
-   * Set once a call of the turn was refused with images of earlier messages and sent again without
-   * them (`earlier-images.ts`): the turn's later calls leave them out at once.
+   * Set once a call of the turn was refused with images or thinking of earlier messages and sent
+   * again without them (`earlier-parts.ts`): the turn's later calls leave them out at once.
    */
-  earlierImages?: { dropped: boolean };
+  earlierParts?: { dropped: boolean };
   estimatedInputTokens: number;
   /** How a call of a tool (by name) would be carried out. */
   executionOf: (name: string) => ToolExecution;
@@ -65,12 +65,12 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);
   const summarized = summarizedCount(options.messages[0]);
-  const images = options.earlierImages;
+  const earlier = options.earlierParts;
   let request: ModelRequest = {
     model: handle.model,
     purpose: 'answer',
     system: options.system,
-    messages: (images?.dropped && withoutEarlierImages(options.messages)) || options.messages,
+    messages: (earlier?.dropped && withoutEarlierParts(options.messages)) || options.messages,
     tools: options.tools,
     signal: options.signal,
     ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
@@ -104,15 +104,15 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     }
     if (!failure) break;
     error = { code: failure.code, message: failure.message };
-    // Refused as made: once more without the images of earlier messages, one of which may be what
-    // the server refuses (earlier-images.ts). Nothing of this call reached the client.
-    const withoutImages = failure.refused && !output && !options.signal.aborted ? withoutEarlierImages(request.messages) : undefined;
+    // Refused as made: once more without the images and the thinking of earlier messages, one of
+    // which may be what the server refuses (earlier-parts.ts). Nothing of this call reached the client.
+    const withoutEarlier = failure.refused && !output && !options.signal.aborted ? withoutEarlierParts(request.messages) : undefined;
     // Otherwise sent again only while nothing of this call reached the client, when it may pass.
-    const delayMs = withoutImages ? 0 : !output && failure.retryable && !options.signal.aborted ? retryDelay(options.retry, attempt, failure.retryAfterMs) : undefined;
+    const delayMs = withoutEarlier ? 0 : !output && failure.retryable && !options.signal.aborted ? retryDelay(options.retry, attempt, failure.retryAfterMs) : undefined;
     if (delayMs === undefined) break;
-    if (withoutImages) {
-      request = { ...request, messages: withoutImages };
-      if (images) images.dropped = true;
+    if (withoutEarlier) {
+      request = { ...request, messages: withoutEarlier };
+      if (earlier) earlier.dropped = true;
     }
     emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs, error });
     await sleep(delayMs, options.signal);

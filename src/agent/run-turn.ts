@@ -29,7 +29,7 @@ class Turn {
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
   private readonly usedToolCallIds: ToolCallIds;
-  private readonly earlierImages = { dropped: false };
+  private readonly earlierParts = { dropped: false };
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
@@ -203,7 +203,7 @@ class Turn {
       now: this.deps.now,
       step,
       usedToolCallIds: this.usedToolCallIds,
-      earlierImages: this.earlierImages, // one for the turn: what a call learnt, its later calls use
+      earlierParts: this.earlierParts, // one for the turn: what a call learnt, its later calls use
       retry: this.deps.retry,
       estimatedInputTokens,
       executionOf: (name) => this.executionOf(name),

@@ -25,7 +25,8 @@
  * Like the real Messages API, the Anthropic stand-in refuses (`400 invalid_request_error`) a body
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
- * that ends in whitespace (`anthropicRefusal`).
+ * that ends in whitespace, and thinking whose signature another model made (the model a replayed
+ * recording names; `anthropicRefusal`).
  * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier
  * call to a function whose name has other characters than letters, digits, "_" and "-".
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
@@ -318,7 +319,45 @@ function openaiRefusal(body: ChatBody): string | undefined {
   return undefined;
 }
 
-type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[] };
+type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[]; signature?: string; data?: string };
+
+/**
+ * Each signature the recordings hold (a thinking block's, or a redacted block's data), and the
+ * model that made it: the API takes a signature back only from that model.
+ */
+const SIGNED_BY = new Map(
+  fixtureNames()
+    .filter((name) => name.startsWith('anthropic/'))
+    .flatMap((name) => {
+      const text = readFixture(name);
+      const model = recordedModel(text);
+      return [...text.matchAll(/"signature":"([^"]+)"|"type":"redacted_thinking","data":"([^"]+)"/g)].map(([, signature, data]) => [(signature ?? data)!, model] as const);
+    }),
+);
+
+/** The model a recording names in its `message_start`. */
+function recordedModel(text: string): string {
+  return /"model":"([^"]+)"/.exec(text)?.[1] ?? 'unknown';
+}
+
+/**
+ * Where the request holds thinking signed by another model than the one it asks for (the model of
+ * the recording it replays), as the API names the place (`messages.1.content.0`), or undefined. A
+ * scripted model stands for no model, and takes any.
+ */
+function foreignSignature(body: ChatBody): string | undefined {
+  const [kind, ...rest] = body.model.split('/');
+  if (kind !== 'replay' && kind !== 'cut') return undefined;
+  const model = recordedModel(readFixture(rest.join('/')));
+  for (const [index, message] of body.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [at, block] of (message.content as AnthropicBlock[]).entries()) {
+      const signature = block.type === 'thinking' ? block.signature : block.type === 'redacted_thinking' ? block.data : undefined;
+      if (signature !== undefined && SIGNED_BY.get(signature) !== model) return `messages.${index}.content.${at}`;
+    }
+  }
+  return undefined;
+}
 
 /** What the Messages API says of a body it refuses before any model sees it, or undefined. */
 function anthropicRefusal(text: string, body: ChatBody): string | undefined {
@@ -333,6 +372,8 @@ function anthropicRefusal(text: string, body: ChatBody): string | undefined {
     const problem = Array.isArray(message.content) ? blank(message.content as AnthropicBlock[]) : undefined;
     if (problem) return problem;
   }
+  const signed = foreignSignature(body);
+  if (signed) return `${signed}: Invalid \`signature\` in \`thinking\` block`;
   const last = body.messages.at(-1);
   const lastBlock = Array.isArray(last?.content) ? (last.content as AnthropicBlock[]).at(-1) : undefined;
   if (last?.role === 'assistant' && lastBlock?.type === 'text' && /\s$/.test(lastBlock.text ?? '')) return 'messages: final assistant content cannot end with trailing whitespace';

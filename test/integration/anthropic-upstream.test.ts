@@ -62,9 +62,31 @@ describe('anthropic provider through the Worker', () => {
   it('keeps redacted thinking and sends it back as redacted_thinking', async () => {
     const id = newSessionId('an-redacted');
     await streamTurn(id, { messages: [user(`secret ${id}`)], model: A('claude-sonnet-4-5-redacted-thinking') });
-    await streamTurn(id, { messages: [user('more')], model: A('claude-sonnet-4-text-ping') });
+    // The same model again: the API takes back only what the model it asks for signed.
+    await streamTurn(id, { messages: [user('more')], model: A('claude-sonnet-4-5-redacted-thinking') });
     const [, second] = await sentWith(id);
     expect(second.messages[1].content.slice(0, 2).map((b: any) => b.type)).toEqual(['redacted_thinking', 'redacted_thinking']);
+  });
+
+  it('goes on when the session changes its model: thinking another model signed, which the API refuses, is left out', async () => {
+    const id = newSessionId('an-model-change');
+    const sonnet4 = A('claude-sonnet-4-thinking-signature-text');
+    const sonnet45 = A('claude-sonnet-4-5-redacted-thinking');
+    expect((await streamTurn(id, { messages: [user(`think ${id}`)], model: sonnet4 })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`now you ${id}`)], model: sonnet45 })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`and again ${id}`)], model: sonnet45 })).stop.stopReason).toBe('end_turn');
+    const thinking = (body: any) => body.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === 'thinking' || b.type === 'redacted_thinking').length;
+    // Each turn on the other model: refused for the first model's thinking, then sent without earlier thinking.
+    expect((await sentWith(id)).map((body) => [body.model, thinking(body)])).toEqual([
+      ['replay/anthropic/claude-sonnet-4-thinking-signature-text', 0],
+      ['replay/anthropic/claude-sonnet-4-5-redacted-thinking', 1],
+      ['replay/anthropic/claude-sonnet-4-5-redacted-thinking', 0],
+      ['replay/anthropic/claude-sonnet-4-5-redacted-thinking', 3],
+      ['replay/anthropic/claude-sonnet-4-5-redacted-thinking', 0],
+    ]);
+    // The history keeps every thought as it came.
+    const stored = await history(id);
+    expect(stored.filter((m: any) => m.role === 'assistant' && m.content.some((b: any) => b.type === 'thinking'))).toHaveLength(3);
   });
 
   it('stops for recorded parallel tool calls and resumes with the results', async () => {

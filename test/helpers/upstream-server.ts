@@ -28,7 +28,9 @@
  * that ends in whitespace, and thinking whose signature another model made (the model a replayed
  * recording names; `anthropicRefusal`).
  * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier
- * call to a function whose name has other characters than letters, digits, "_" and "-".
+ * call to a function whose name has other characters than letters, digits, "_" and "-"; replaying
+ * DeepSeek's reasoner, an earlier assistant message with tool calls but no `reasoning_content`, as
+ * DeepSeek's thinking mode does.
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
  * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
  * whose bytes are no PNG, JPEG, GIF or WebP.
@@ -156,7 +158,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
     response.end(JSON.stringify({ type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } }));
     return;
   }
-  const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : openaiRefusal(body));
+  const refusal = imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : (openaiRefusal(body) ?? deepseekRefusal(body)));
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
     const error = { type: 'invalid_request_error', message: refusal };
@@ -317,6 +319,18 @@ function openaiRefusal(body: ChatBody): string | undefined {
     if (problem) return problem;
   }
   return undefined;
+}
+
+/**
+ * What DeepSeek's thinking mode says of a call whose earlier assistant message with tool calls does
+ * not carry its reasoning back (`reasoning_content`), for the recordings of DeepSeek's reasoner.
+ */
+function deepseekRefusal(body: ChatBody): string | undefined {
+  if (!/^(replay|cut)\/deepseek\//.test(body.model)) return undefined;
+  const index = body.messages.findIndex((message) => message.role === 'assistant' && 'tool_calls' in message && typeof (message as { reasoning_content?: unknown }).reasoning_content !== 'string');
+  return index < 0
+    ? undefined
+    : `Missing \`reasoning_content\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`;
 }
 
 type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[]; signature?: string; data?: string };

@@ -71,6 +71,35 @@ describe('openai provider through the Worker', () => {
     expect(stored[1].content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'multi_tool_use.parallel' })]);
   });
 
+  it('sends DeepSeek’s reasoning back once its thinking mode asks for it, and at once after that', async () => {
+    const id = newSessionId('oa-deepseek');
+    const model = 'openai:replay/deepseek/deepseek-reasoner-reasoning-tool-call-cached';
+    const tools = [{ name: 'weather' }];
+    const first = await streamTurn(id, { messages: [user(`weather? ${id}`)], tools, model });
+    expect(first.stop.stopReason).toBe('tool_use');
+    const thought = first.of('thinking_delta').map((d) => d.delta).join('');
+    expect(thought.length).toBeGreaterThan(20);
+    const call = first.of('tool_call')[0]!;
+    const resumed = await streamTurn(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'sunny' }], tools, model });
+    expect(resumed.stop.stopReason).toBe('end_turn');
+    const next = await streamTurn(id, { messages: [user(`and tomorrow? ${id}`)], tools, model });
+    expect(next.stop.stopReason).toBe('tool_use');
+    const reasoning = (body: any) => body.messages.filter((m: any) => m.role === 'assistant').map((m: any) => m.reasoning_content);
+    // The resume: refused without the reasoning, then sent with it; the next turn sends it at once.
+    expect((await sentWith(id)).map(reasoning)).toEqual([[], [undefined], [thought], [thought, '']]);
+  });
+
+  it('sends no reasoning back to a server that did not ask for it', async () => {
+    const id = newSessionId('oa-no-reasoning');
+    const tools = [{ name: 'weather' }];
+    const model = 'openai:replay/llamacpp/gpt-oss-20b-reasoning-tool-call-timings';
+    const first = await streamTurn(id, { messages: [user(`weather? ${id}`)], tools, model });
+    expect(first.of('thinking_delta').length).toBeGreaterThan(0);
+    const call = first.of('tool_call')[0]!;
+    await streamTurn(id, { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: 'sunny' }], tools, model });
+    for (const body of await sentWith(id)) expect(JSON.stringify(body.messages)).not.toContain('reasoning_content');
+  });
+
   it('stops for a recorded client tool call and resumes with the client result', async () => {
     const id = newSessionId('oa-client');
     const tools = [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } }];

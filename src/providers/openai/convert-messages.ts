@@ -21,10 +21,16 @@ export type ChatMessage =
       role: 'assistant';
       content: string | null;
       tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+      reasoning_content?: string;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-export function convertMessages(system: string, messages: HistoryMessage[]): ChatMessage[] {
+/**
+ * `reasoningBack`: each assistant message carries its thinking as `reasoning_content` (an empty one
+ * when it has none), for a server that asked for it (`openai-provider.ts`); otherwise thinking is
+ * not sent back, since Chat Completions has no field for it that every server accepts.
+ */
+export function convertMessages(system: string, messages: HistoryMessage[], reasoningBack = false): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (system) out.push({ role: 'system', content: system });
   for (const message of messages) {
@@ -40,17 +46,17 @@ export function convertMessages(system: string, messages: HistoryMessage[]): Cha
         break;
       case 'assistant': {
         if (typeof message.content === 'string') {
-          out.push({ role: 'assistant', content: message.content });
+          out.push({ role: 'assistant', content: message.content, ...(reasoningBack ? { reasoning_content: '' } : {}) });
           break;
         }
-        // Thinking is not sent back: Chat Completions has no field for it that every server accepts.
         const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         const calls = message.content.flatMap((block) =>
           block.type === 'tool_use'
             ? [{ id: toolCallId(block.toolCallId), type: 'function' as const, function: { name: functionName(block.name), arguments: JSON.stringify(block.input) } }]
             : [],
         );
-        out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls } : { role: 'assistant', content: text });
+        const reasoning = reasoningBack ? { reasoning_content: message.content.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
+        out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls, ...reasoning } : { role: 'assistant', content: text, ...reasoning });
         break;
       }
       case 'tool':

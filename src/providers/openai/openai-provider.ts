@@ -27,10 +27,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
   return { stream: (request) => streamChat(request, options) };
 }
 
-export function buildRequestBody(request: ModelRequest) {
+/** The body of a call; `reasoningBack`: each assistant message carries its reasoning (`convertMessages`). */
+export function buildRequestBody(request: ModelRequest, reasoningBack = false) {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: convertMessages(request.system, request.messages),
+    messages: convertMessages(request.system, request.messages, reasoningBack),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -41,18 +42,39 @@ export function buildRequestBody(request: ModelRequest) {
   return body;
 }
 
+/**
+ * The servers and models that want each assistant message's reasoning back as `reasoning_content`,
+ * learnt from their refusal, for the isolate's life. DeepSeek's thinking mode (and Kimi's) refuses a
+ * tool call's message without it ("Missing `reasoning_content` field in the assistant message");
+ * OpenAI, Cerebras and Mistral refuse the field itself. So it goes only to a server that asked.
+ */
+const wantReasoningBack = new Set<string>();
+const ASKS_FOR_REASONING = /missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i;
+
 function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
-  const send = (signal: AbortSignal) =>
-    (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const post = (signal: AbortSignal, reasoningBack: boolean) =>
+    (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'text/event-stream',
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
-      body: wellFormedJson(buildRequestBody(request)),
+      body: wellFormedJson(buildRequestBody(request, reasoningBack)),
       signal,
     });
+  const server = `${url} ${request.model}`;
+  const send = async (signal: AbortSignal): Promise<Response> => {
+    const reasoningBack = wantReasoningBack.has(server);
+    const response = await post(signal, reasoningBack);
+    if (reasoningBack || response.status !== 400) return response;
+    // A refusal read to see whether it asks for the reasoning, then handed on as it came.
+    const detail = await response.text();
+    if (!ASKS_FOR_REASONING.test(detail)) return new Response(detail, { status: response.status, statusText: response.statusText, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } });
+    wantReasoningBack.add(server);
+    return post(signal, true);
+  };
   return streamOverHttp('openai', request.signal, options.timeouts, send, '[DONE]', chunkReader);
 }
 

@@ -1,0 +1,51 @@
+/**
+ * The history in the shape of Chat Completions (src/providers/openai/convert-messages.ts): tool call
+ * ids as OpenAI takes them (one over 40 characters goes under a short name made from it), and the
+ * reasoning sent back only when asked for.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { HistoryMessage } from '../../src/api/content';
+import { convertMessages, toolCallId } from '../../src/providers/openai/convert-messages';
+
+describe('toolCallId', () => {
+  it('keeps an id of up to 40 characters as it is', () => {
+    for (const id of ['call_7kE4IjtnwXcGbX6hDM7xFu8T', 'functions.add:0', 'x'.repeat(40)]) expect(toolCallId(id)).toBe(id);
+  });
+
+  it('names a longer one by its first 23 characters and its 64-bit FNV-1a hash', () => {
+    // FNV-1a 64 of "x" * 40 + "a", computed with BigInt.
+    expect(toolCallId(`${'x'.repeat(40)}a`)).toBe(`${'x'.repeat(23)}_5840f64ba4538bac`);
+    expect(toolCallId('chatcmpl-tool-0d4e5a1b2c3d4e5f60718293a4b5c6d7')).toMatch(/^chatcmpl-tool-0d4e5a1b2_[0-9a-f]{16}$/);
+  });
+
+  it('maps every id to at most 40 characters, the same id to the same name, and different ids apart', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 0, maxLength: 120 }), fc.string({ minLength: 0, maxLength: 120 }), (a, b) => {
+        expect(toolCallId(a).length).toBeLessThanOrEqual(40);
+        expect(toolCallId(a)).toBe(toolCallId(a));
+        if (a !== b && (a.length > 40 || b.length > 40)) expect(toolCallId(a)).not.toBe(toolCallId(b));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('convertMessages, reasoning', () => {
+  const history: HistoryMessage[] = [
+    { role: 'user', content: 'weather?' },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: 'Look it up.' }, { type: 'tool_use', toolCallId: 'call_1', name: 'weather', input: {} }] },
+    { role: 'tool', toolCallId: 'call_1', content: 'sunny' },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: 'hidden', signature: 'x', redacted: true }, { type: 'text', text: 'Sunny.' }] },
+    { role: 'assistant', content: 'Anything else?' },
+  ];
+  const assistants = (reasoningBack?: boolean) => convertMessages('', history, reasoningBack).filter((m) => m.role === 'assistant');
+
+  it('leaves thinking out by default: most servers take no field for it', () => {
+    for (const message of assistants()) expect(message).not.toHaveProperty('reasoning_content');
+  });
+
+  it('gives each assistant message its thinking as reasoning_content when asked, an empty one for none or redacted', () => {
+    expect(assistants(true).map((m) => 'reasoning_content' in m && m.reasoning_content)).toEqual(['Look it up.', '', '']);
+  });
+});

@@ -10,6 +10,8 @@
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/invent        calls a tool it was not offered, `multi_tool_use.parallel`, then answers with the result
+ *   script/strict        a model whose chat template takes one system message first, then user and
+ *                        assistant in turn, and refuses anything else as vLLM does (Mistral's template)
  *   script/slow          streams ten text chunks 150 ms apart
  *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
  *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
@@ -71,6 +73,7 @@ export const SCRIPTED_MODELS = [
   'flaky/3',
   'script/calc',
   'script/invent',
+  'script/strict',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -214,6 +217,19 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
 }
 
 async function script(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
+  if (name === 'strict') {
+    if (!alternates(body.messages)) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = 'After the optional system message, conversation roles must alternate user/assistant/user/assistant/...';
+      response.end(JSON.stringify({ object: 'error', message, type: 'BadRequestError', param: null, code: 400 }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(chunk({ content: `ok, ${body.messages.length} messages` }));
+    response.write(chunk({}, 'stop'));
+    response.end('data: [DONE]\n\n');
+    return;
+  }
   const summarising = String(body.messages[0]?.content ?? '').startsWith('You summarise conversations');
   const overflow = (name === 'overflow' && !summarising) || (name === 'echo' && promptTokens(body) > ECHO_WINDOW_TOKENS);
   if (overflow) {
@@ -262,6 +278,12 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
   const promptCount = name === 'echo' ? promptTokens(body) : 12;
   response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptCount, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
   response.end('data: [DONE]\n\n');
+}
+
+/** As Mistral's chat template reads roles: one system message first at most, then user and assistant in turn (tool results go with their call). */
+function alternates(messages: ChatBody['messages']): boolean {
+  const roles = messages.map((message) => message.role).filter((role, index) => !(index === 0 && role === 'system') && role !== 'tool');
+  return roles.every((role, index) => role === (index % 2 === 0 ? 'user' : 'assistant'));
 }
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {

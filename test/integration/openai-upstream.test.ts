@@ -89,6 +89,30 @@ describe('openai provider through the Worker', () => {
     expect((await sentWith(id)).map(reasoning)).toEqual([[], [undefined], [thought], [thought, '']]);
   });
 
+  it('sends a strict chat template one system message and turns that alternate once it asks, and at once after that', async () => {
+    const id = newSessionId('oa-strict');
+    const strict = 'openai:script/strict';
+    expect((await streamTurn(id, { messages: [user(`one ${id}`)], model: strict })).stop.stopReason).toBe('end_turn');
+    // A turn that fails before its answer leaves two user messages in a row.
+    expect((await streamTurn(id, { messages: [user('two')], model: 'openai:status/500' })).stop.stopReason).toBe('error');
+    const third = await streamTurn(id, { messages: [{ role: 'system', content: 'Answer in French.' }, user('three')], model: strict });
+    expect(third.stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user('four')], model: strict })).stop.stopReason).toBe('end_turn');
+    const roles = (body: any) => body.messages.map((m: any) => m.role).join(' ');
+    expect((await sentWith(id)).filter((body) => body.model === 'script/strict').map(roles)).toEqual([
+      'system user',
+      // Refused as it stood, then sent as the template takes it; the next turn at once.
+      'system user assistant user system user',
+      'system user assistant user',
+      'system user assistant user assistant user',
+    ]);
+    const [, , resent] = (await sentWith(id)).filter((body) => body.model === 'script/strict');
+    expect(resent.messages[0].content).toMatch(/\n\nAnswer in French\.$/);
+    expect(resent.messages[3].content).toBe('two\n\nthree');
+    // The history keeps each message as it came.
+    expect((await history(id)).map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'system', 'user', 'assistant', 'user', 'assistant']);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

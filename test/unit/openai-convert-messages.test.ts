@@ -39,7 +39,7 @@ describe('convertMessages, reasoning', () => {
     { role: 'assistant', content: [{ type: 'thinking', thinking: 'hidden', signature: 'x', redacted: true }, { type: 'text', text: 'Sunny.' }] },
     { role: 'assistant', content: 'Anything else?' },
   ];
-  const assistants = (reasoningBack?: boolean) => convertMessages('', history, reasoningBack).filter((m) => m.role === 'assistant');
+  const assistants = (reasoningBack?: boolean) => convertMessages('', history, { reasoningBack }).filter((m) => m.role === 'assistant');
 
   it('leaves thinking out by default: most servers take no field for it', () => {
     for (const message of assistants()) expect(message).not.toHaveProperty('reasoning_content');
@@ -47,5 +47,45 @@ describe('convertMessages, reasoning', () => {
 
   it('gives each assistant message its thinking as reasoning_content when asked, an empty one for none or redacted', () => {
     expect(assistants(true).map((m) => 'reasoning_content' in m && m.reasoning_content)).toEqual(['Look it up.', '', '']);
+  });
+});
+
+describe('convertMessages, alternating', () => {
+  it('gives a strict chat template one system message first, then user and assistant in turn', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'Hi.' },
+      // A turn that failed before its answer, then a message with a system message before it.
+      { role: 'user', content: 'two' },
+      { role: 'system', content: 'Answer in French.' },
+      { role: 'user', content: [{ type: 'text', text: 'three' }, { type: 'image', url: 'https://images.example/a.png' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_1', name: 'weather', input: {} }] },
+      { role: 'tool', toolCallId: 'call_1', content: 'sunny' },
+      { role: 'assistant', content: 'Ensoleillé.' },
+    ];
+    expect(convertMessages('Be brief.', history, { alternating: true })).toEqual([
+      { role: 'system', content: 'Be brief.\n\nAnswer in French.' },
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'Hi.' },
+      { role: 'user', content: [{ type: 'text', text: 'two' }, { type: 'text', text: 'three' }, { type: 'image_url', image_url: { url: 'https://images.example/a.png' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      { role: 'assistant', content: 'Ensoleillé.' },
+    ]);
+    // Otherwise as they stand: OpenAI takes a system message anywhere.
+    expect(convertMessages('Be brief.', history).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'system', 'user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('joins two user texts by a blank line, and two answers in a row', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+      { role: 'assistant', content: 'c' },
+      { role: 'assistant', content: 'd' },
+    ];
+    expect(convertMessages('', history, { alternating: true })).toEqual([
+      { role: 'user', content: 'a\n\nb' },
+      { role: 'assistant', content: 'c\n\nd' },
+    ]);
   });
 });

@@ -10,6 +10,7 @@
 import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
 import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
+import type { ChatDialect } from './dialect';
 import type { ToolSpec } from '../types';
 
 type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -26,11 +27,12 @@ export type ChatMessage =
   | { role: 'tool'; tool_call_id: string; content: string };
 
 /**
- * `reasoningBack`: each assistant message carries its thinking as `reasoning_content` (an empty one
- * when it has none), for a server that asked for it (`openai-provider.ts`); otherwise thinking is
- * not sent back, since Chat Completions has no field for it that every server accepts.
+ * The messages in the server's dialect (`dialect.ts`). Thinking goes back only to a server that asked
+ * for it (`reasoningBack`: each assistant message's as `reasoning_content`, an empty one for none),
+ * since Chat Completions has no field for it that every server accepts.
  */
-export function convertMessages(system: string, messages: HistoryMessage[], reasoningBack = false): ChatMessage[] {
+export function convertMessages(system: string, messages: HistoryMessage[], dialect: ChatDialect = {}): ChatMessage[] {
+  const { reasoningBack } = dialect;
   const out: ChatMessage[] = [];
   if (system) out.push({ role: 'system', content: system });
   for (const message of messages) {
@@ -64,7 +66,35 @@ export function convertMessages(system: string, messages: HistoryMessage[], reas
         break;
     }
   }
+  return dialect.alternating ? alternating(out) : out;
+}
+
+/**
+ * The messages as strict chat templates take them: every system message's text in one, first; then
+ * user and assistant in turn, each run of user messages (or of assistant messages without tool
+ * calls) joined into one. Tool results stay after their calls.
+ */
+function alternating(messages: ChatMessage[]): ChatMessage[] {
+  const system = messages.flatMap((message) => (message.role === 'system' ? [message.content] : [])).join('\n\n');
+  const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === 'system') continue;
+    if (message.role === 'user' && last?.role === 'user') last.content = joinedContent(last.content, message.content);
+    else if (message.role === 'assistant' && last?.role === 'assistant' && !last.tool_calls) {
+      last.content = [last.content, message.content].filter(Boolean).join('\n\n') || null;
+      if (message.tool_calls) last.tool_calls = message.tool_calls;
+      if (message.reasoning_content !== undefined) last.reasoning_content = [last.reasoning_content, message.reasoning_content].filter(Boolean).join('\n\n');
+    } else out.push({ ...message });
+  }
   return out;
+}
+
+/** Two user messages' content as one: text joined by a blank line, or the parts of both. */
+function joinedContent(first: string | ChatContentPart[], second: string | ChatContentPart[]): string | ChatContentPart[] {
+  if (typeof first === 'string' && typeof second === 'string') return `${first}\n\n${second}`;
+  const parts = (content: string | ChatContentPart[]): ChatContentPart[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
+  return [...parts(first), ...parts(second)];
 }
 
 /**

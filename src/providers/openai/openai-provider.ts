@@ -13,6 +13,7 @@ import { streamOverHttp, type Fail, type MessageReader } from '../upstream-strea
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
+import { dialectOf, learnFrom, type ChatDialect } from './dialect';
 import { mapFinishReason } from './map-finish-reason';
 import { textChunk } from './text-chunk';
 
@@ -27,11 +28,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
   return { stream: (request) => streamChat(request, options) };
 }
 
-/** The body of a call; `reasoningBack`: each assistant message carries its reasoning (`convertMessages`). */
-export function buildRequestBody(request: ModelRequest, reasoningBack = false) {
+/** The body of a call, in the server's dialect (`dialect.ts`). */
+export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {}) {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: convertMessages(request.system, request.messages, reasoningBack),
+    messages: convertMessages(request.system, request.messages, dialect),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -42,18 +43,9 @@ export function buildRequestBody(request: ModelRequest, reasoningBack = false) {
   return body;
 }
 
-/**
- * The servers and models that want each assistant message's reasoning back as `reasoning_content`,
- * learnt from their refusal, for the isolate's life. DeepSeek's thinking mode (and Kimi's) refuses a
- * tool call's message without it ("Missing `reasoning_content` field in the assistant message");
- * OpenAI, Cerebras and Mistral refuse the field itself. So it goes only to a server that asked.
- */
-const wantReasoningBack = new Set<string>();
-const ASKS_FOR_REASONING = /missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i;
-
 function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const post = (signal: AbortSignal, reasoningBack: boolean) =>
+  const post = (signal: AbortSignal, dialect: ChatDialect) =>
     (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: {
@@ -61,19 +53,22 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
         accept: 'text/event-stream',
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
-      body: wellFormedJson(buildRequestBody(request, reasoningBack)),
+      body: wellFormedJson(buildRequestBody(request, dialect)),
       signal,
     });
   const server = `${url} ${request.model}`;
   const send = async (signal: AbortSignal): Promise<Response> => {
-    const reasoningBack = wantReasoningBack.has(server);
-    const response = await post(signal, reasoningBack);
-    if (reasoningBack || response.status !== 400) return response;
-    // A refusal read to see whether it asks for the reasoning, then handed on as it came.
-    const detail = await response.text();
-    if (!ASKS_FOR_REASONING.test(detail)) return new Response(detail, { status: response.status, statusText: response.statusText, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } });
-    wantReasoningBack.add(server);
-    return post(signal, true);
+    let dialect = dialectOf(server);
+    let response = await post(signal, dialect);
+    while (response.status === 400) {
+      // A refusal read to see whether it asks for another dialect (dialect.ts), else handed on as it came.
+      const detail = await response.text();
+      const asked = learnFrom(server, dialect, detail);
+      if (!asked) return new Response(detail, { status: response.status, statusText: response.statusText, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } });
+      dialect = asked;
+      response = await post(signal, dialect);
+    }
+    return response;
   };
   return streamOverHttp('openai', request.signal, options.timeouts, send, '[DONE]', chunkReader);
 }

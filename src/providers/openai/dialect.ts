@@ -1,0 +1,36 @@
+/**
+ * What a Chat Completions server wants beyond the common shape, learnt from its refusals. The servers
+ * behind `OPENAI_BASE_URL` differ, and two demands contradict what others refuse:
+ * - `reasoningBack`: each assistant message carries its thinking as `reasoning_content`. DeepSeek's
+ *   thinking mode (and Kimi's) refuses a call whose earlier tool calls come without it ("Missing
+ *   `reasoning_content` field in the assistant message"); OpenAI, Cerebras and Mistral refuse the field.
+ * - `alternating`: one system message first, then user and assistant in turn. The chat templates of
+ *   Mistral's and Gemma's models (served by vLLM, llama.cpp) refuse anything else ("Conversation
+ *   roles must alternate user/assistant/user/assistant/..."), where two user messages in a row are
+ *   common (a turn that failed before its answer, a summary before the next message) and OpenAI
+ *   takes a system message anywhere.
+ * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
+ * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
+ */
+export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean };
+
+const DEMANDS: [RegExp, keyof ChatDialect][] = [
+  [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
+  [/roles must alternate/i, 'alternating'],
+];
+
+/** Each server and model's dialect as learnt so far. */
+const dialects = new Map<string, ChatDialect>();
+
+export function dialectOf(server: string): ChatDialect {
+  return dialects.get(server) ?? {};
+}
+
+/** The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for nothing new. */
+export function learnFrom(server: string, refused: ChatDialect, detail: string): ChatDialect | undefined {
+  const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
+  if (!demand) return undefined;
+  const dialect = { ...dialectOf(server), ...refused, [demand[1]]: true };
+  dialects.set(server, dialect);
+  return dialect;
+}

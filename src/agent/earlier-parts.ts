@@ -12,7 +12,8 @@
  *   block").
  * So a call the provider refused is sent once more with the images of messages before the last user
  * message replaced by a line that says so, and their thinking left out (`model-call.ts`); the turn's
- * later calls leave them out at once. What comes from the last user message on stays (the input in
+ * later calls leave them out at once, and so do later turns (the session keeps where they began,
+ * `session/turn-input.ts`), so that a session pays one refused request for them, not one a turn. What comes from the last user message on stays (the input in
  * progress, what its tool calls returned, and the thinking of the turn's own calls, which the API
  * requires while it thinks): a bad image the user just sent is theirs to hear about, and once they
  * send another message, it is an earlier one. The history keeps every part as it came
@@ -20,9 +21,11 @@
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock } from '../api/content';
 
-/** The messages with earlier images replaced and earlier thinking left out, or undefined when there is neither. */
-export function withoutEarlierParts(messages: HistoryMessage[]): HistoryMessage[] | undefined {
-  const current = messages.findLastIndex((message) => message.role === 'user');
+/**
+ * The messages with the images of those before `before` (by default, the last user message)
+ * replaced and their thinking left out, or undefined when there is neither.
+ */
+export function withoutEarlierParts(messages: HistoryMessage[], before = messages.findLastIndex((message) => message.role === 'user')): HistoryMessage[] | undefined {
   let changed = false;
   const withoutImages = (content: (TextBlock | ImageBlock)[]): (TextBlock | ImageBlock)[] =>
     content.map((block) => {
@@ -37,7 +40,7 @@ export function withoutEarlierParts(messages: HistoryMessage[]): HistoryMessage[
     return kept;
   };
   const out = messages.map((message, index): HistoryMessage => {
-    if (index >= current || typeof message.content === 'string') return message;
+    if (index >= before || typeof message.content === 'string') return message;
     if (message.role === 'user') return { ...message, content: withoutImages(message.content) };
     if (message.role === 'tool') return { ...message, content: withoutImages(message.content) };
     if (message.role === 'assistant') return { ...message, content: withoutThinking(message.content) };

@@ -150,6 +150,11 @@ export type AgentEvent =
       maxIterationsReached?: true;
       /** The session's token calibration after this turn's calls (kept for the next turn). */
       calibration: number;
+      /**
+       * A call of the turn was refused, then sent without the images and thinking of the messages
+       * before the last user message (`earlier-parts.ts`): later turns leave them out at once.
+       */
+      earlierPartsLeftOut?: true;
     };
 
 export type Emit = (event: AgentEvent) => void;

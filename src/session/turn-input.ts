@@ -1,4 +1,5 @@
 /** What a turn loads from the session as it starts, and the record it leaves in the log when it ends. */
+import { withoutEarlierParts } from '../agent/earlier-parts';
 import type { ResolvedAnswer, TurnInput, TurnOutcome } from '../agent/run-turn';
 import { emptyUsage } from '../agent/usage';
 import type { TurnRequest } from '../api/turn-request';
@@ -8,9 +9,12 @@ import type { SessionStores } from './store/stores';
 /** Bounded hydration: the latest summary and what came after it, never the whole history. */
 export function turnInput({ history, meta }: SessionStores, turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
   const compaction = history.compactions.latest();
+  const loaded = history.historyAfter(compaction?.upToSeq ?? 0);
+  // What a provider refused once goes without its images and thinking from the start (agent/earlier-parts.ts).
+  const refusedBefore = meta.partsRefusedBefore();
   return {
     turnId,
-    history: history.historyAfter(compaction?.upToSeq ?? 0),
+    history: (refusedBefore > 0 && withoutEarlierParts(loaded, history.loadedBefore(refusedBefore))) || loaded,
     context: {
       calibration: meta.calibration(),
       ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),

@@ -39,6 +39,10 @@ export function createTurnRecorder({ history: store, meta, turns }: SessionStore
       case 'turn-stop':
         meta.addUsage(event.usage);
         meta.setCalibration(event.calibration);
+        if (event.earlierPartsLeftOut) {
+          const seq = store.lastUserSeq();
+          if (seq !== undefined) meta.setPartsRefusedBefore(seq);
+        }
         turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
         return;
       case 'turn-start':

@@ -228,11 +228,18 @@ describe('openai provider through the Worker', () => {
     // The history keeps the image as it came.
     expect((await history(id))[0].content[1]).toEqual(image);
 
-    // A turn of two calls (a tool's round): its first call is refused and sent again, its second
-    // leaves the link out at once.
+    // The session remembers: a later turn of two calls (a tool's round) leaves the link out from its
+    // first call, with no refusal to learn it again.
     const third = await streamTurn(id, { messages: [user(`calc ${id}`)], model: 'openai:script/calc' });
     expect(third.stop.stopReason).toBe('end_turn');
     const calls = (await sentWith(id)).slice(3);
-    expect(calls.map((call) => JSON.stringify(call.messages).includes('"url":"https://images.example/expired/cat.png"'))).toEqual([true, false, false]);
+    expect(calls.map((call) => JSON.stringify(call.messages).includes('"url":"https://images.example/expired/cat.png"'))).toEqual([false, false]);
+    expect(JSON.stringify(calls[0].messages)).toContain('An image shown earlier (https://images.example/expired/cat.png) is no longer sent');
+
+    // An image sent after the refusal goes with later calls: only what came before it is left out.
+    const fresh = { type: 'image', url: 'https://images.example/fresh/dog.png' };
+    await streamTurn(id, { messages: [{ role: 'user', content: [{ type: 'text', text: `and this ${id}` }, fresh] }], model });
+    await streamTurn(id, { messages: [user(`again ${id}`)], model });
+    expect((await sentWith(id)).slice(5).map((call) => JSON.stringify(call.messages).includes(fresh.url))).toEqual([true, true]);
   });
 });

@@ -43,6 +43,22 @@ describe('withoutEarlierParts', () => {
     expect(withoutEarlierParts(messages)).toEqual([messages[0], { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] }, messages[2]]);
   });
 
+  it('leaves out the parts of the messages before a given one, as a later turn does from where a refusal began', () => {
+    const messages: HistoryMessage[] = [
+      { role: 'user', content: [link('a')] },
+      { role: 'assistant', content: [thought('sig-a'), { type: 'text', text: 'A.' }] },
+      { role: 'user', content: [link('b')] },
+      { role: 'assistant', content: [thought('sig-b'), { type: 'text', text: 'B.' }] },
+      { role: 'user', content: 'next' },
+    ];
+    expect(withoutEarlierParts(messages, 2)).toEqual([
+      { role: 'user', content: [said('https://images.example/a.png')] },
+      { role: 'assistant', content: [{ type: 'text', text: 'A.' }] },
+      ...messages.slice(2),
+    ]);
+    expect(withoutEarlierParts(messages, 0)).toBeUndefined();
+  });
+
   it('gives undefined when no earlier message has an image or thinking: nothing to send differently', () => {
     expect(withoutEarlierParts([{ role: 'user', content: [link('a'), inline] }])).toBeUndefined();
     expect(withoutEarlierParts([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: [inline] }])).toBeUndefined();

@@ -141,6 +141,22 @@ export class HistoryStore {
     return [...loaded.messages];
   }
 
+  /**
+   * Of the messages `historyAfter` gave, how many come before seq `seq`; and the seq of the last user
+   * message among them as the turn left them (undefined when they were not kept).
+   */
+  loadedBefore(seq: number): number {
+    const seqs = this.loaded?.seqs ?? [];
+    const at = seqs.findIndex((stored) => stored >= seq);
+    return at < 0 ? seqs.length : at;
+  }
+
+  lastUserSeq(): number | undefined {
+    const loaded = this.loaded;
+    const at = loaded ? loaded.messages.findLastIndex((message) => message.role === 'user') : -1;
+    return at < 0 ? undefined : loaded!.seqs[at];
+  }
+
   hasToolCallId(id: string): boolean {
     return this.meta.has('tool_calls') && this.sql.exec(`SELECT 1 FROM tool_call_ids WHERE id = ?`, id).toArray().length > 0;
   }

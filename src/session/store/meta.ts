@@ -153,6 +153,18 @@ export class SessionMeta {
     if (Math.abs(value - this.calibration()) >= 0.02) this.set('token_calibration', String(value));
   }
 
+  /**
+   * The seq before which messages go to the model without their images and thinking: a provider
+   * refused a call that held them (agent/earlier-parts.ts). 0 while none was refused.
+   */
+  partsRefusedBefore(): number {
+    return Number(this.get('parts_refused_before') ?? 0);
+  }
+
+  setPartsRefusedBefore(seq: number): void {
+    if (seq > this.partsRefusedBefore()) this.set('parts_refused_before', String(seq));
+  }
+
   /** The segment that holds the active leaf (docs/branches.md); 1 in a session stored before branches. */
   activeBranch(): number {
     return Number(this.get('active_branch') ?? 1);

@@ -12,6 +12,8 @@
  *   script/invent        calls a tool it was not offered, `multi_tool_use.parallel`, then answers with the result
  *   script/strict        a model whose chat template takes one system message first, then user and
  *                        assistant in turn, and refuses anything else as vLLM does (Mistral's template)
+ *   script/mistral       as script/calc, as Mistral's API: its call's id is nine letters and digits,
+ *                        and it refuses any other id in a call or a result
  *   script/slow          streams ten text chunks 150 ms apart
  *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
  *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
@@ -74,6 +76,7 @@ export const SCRIPTED_MODELS = [
   'script/calc',
   'script/invent',
   'script/strict',
+  'script/mistral',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -217,6 +220,20 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
 }
 
 async function script(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
+  if (name === 'mistral') {
+    // Mistral's API: tool call ids of nine letters and digits, in calls and results alike.
+    const ids = body.messages.flatMap((message) => {
+      const { tool_calls: calls, tool_call_id: result } = message as { tool_calls?: { id: string }[]; tool_call_id?: string };
+      return [...(calls ?? []).map((call) => call.id), ...(result === undefined ? [] : [result])];
+    });
+    const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(id));
+    if (bad !== undefined) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`;
+      response.end(JSON.stringify({ object: 'error', message, type: 'invalid_function_call', param: null, code: '3280' }));
+      return;
+    }
+  }
   if (name === 'strict') {
     if (!alternates(body.messages)) {
       response.writeHead(400, { 'content-type': 'application/json' });
@@ -252,10 +269,13 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       response.write(chunk({}, 'stop'));
     }
   }
-  if (name === 'calc' || name === 'invent') {
+  if (name === 'calc' || name === 'invent' || name === 'mistral') {
     if (afterTool) {
       response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
       response.write(chunk({}, 'stop'));
+    } else if (name === 'mistral') {
+      response.write(chunk({ tool_calls: [{ index: 0, id: 'D681PevKs', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] }));
+      response.write(chunk({}, 'tool_calls'));
     } else if (name === 'invent') {
       // A name OpenAI's models are known to invent, which the API then refuses in the history.
       response.write(chunk({ tool_calls: [{ index: 0, id: 'call_invent_1', type: 'function', function: { name: 'multi_tool_use.parallel', arguments: '{"tool_uses":[]}' } }] }));

@@ -113,6 +113,26 @@ describe('openai provider through the Worker', () => {
     expect((await history(id)).map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'system', 'user', 'assistant', 'user', 'assistant']);
   });
 
+  it('sends Mistral tool call ids of nine letters and digits once it asks, the same for a call and its result', async () => {
+    const id = newSessionId('oa-mistral');
+    // Another model's call first: its id, call_calc_1, is one Mistral refuses.
+    expect((await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'openai:script/calc' })).stop.stopReason).toBe('end_turn');
+    const { of, stop } = await streamTurn(id, { messages: [user(`again ${id}`)], model: 'openai:script/mistral' });
+    expect(stop.stopReason).toBe('end_turn');
+    expect(of('tool_call')[0]).toMatchObject({ toolCallId: 'D681PevKs' });
+    const mistral = (await sentWith(id)).filter((body) => body.model === 'script/mistral');
+    const ids = (body: any) => body.messages.flatMap((m: any) => [...(m.tool_calls ?? []).map((c: any) => c.id), ...(m.tool_call_id ? [m.tool_call_id] : [])]);
+    // Refused with call_calc_1, sent again in nine characters; the turn's second call at once.
+    expect(mistral).toHaveLength(3);
+    expect(ids(mistral[0])).toEqual(['call_calc_1', 'call_calc_1']);
+    const [mapped] = ids(mistral[1]);
+    expect(mapped).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(ids(mistral[1])).toEqual([mapped, mapped]);
+    expect(ids(mistral[2])).toEqual([mapped, mapped, 'D681PevKs', 'D681PevKs']);
+    // The history keeps each id as it came.
+    expect(JSON.stringify(await history(id))).toContain('"toolCallId":"call_calc_1"');
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';
-import { convertMessages, toolCallId } from '../../src/providers/openai/convert-messages';
+import { convertMessages, nineCharacterId, openaiToolCallId as toolCallId } from '../../src/providers/openai/convert-messages';
 
 describe('toolCallId', () => {
   it('keeps an id of up to 40 characters as it is', () => {
@@ -28,6 +28,31 @@ describe('toolCallId', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('nineCharacterId', () => {
+  it('keeps an id of nine letters and digits, and makes nine of any other, the same for the same id', () => {
+    expect(nineCharacterId('D681PevKs')).toBe('D681PevKs');
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), fc.string({ maxLength: 80 }), (a, b) => {
+        expect(nineCharacterId(a)).toMatch(/^[A-Za-z0-9]{9}$/);
+        expect(nineCharacterId(a)).toBe(nineCharacterId(a));
+        if (a !== b && !/^[A-Za-z0-9]{9}$/.test(a) && !/^[A-Za-z0-9]{9}$/.test(b)) expect(nineCharacterId(a)).not.toBe(nineCharacterId(b));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('is what a call and its result both carry in that dialect', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_calc_1', name: 'calculator', input: {} }] },
+      { role: 'tool', toolCallId: 'call_calc_1', content: '4' },
+    ];
+    const [, call, result] = convertMessages('', history, { nineCharacterIds: true }) as any[];
+    expect(call.tool_calls[0].id).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(result.tool_call_id).toBe(call.tool_calls[0].id);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * What a Chat Completions server wants beyond the common shape, learnt from its refusals. The servers
- * behind `OPENAI_BASE_URL` differ, and two demands contradict what others refuse:
+ * behind `OPENAI_BASE_URL` differ, and their demands contradict what others refuse or write:
  * - `reasoningBack`: each assistant message carries its thinking as `reasoning_content`. DeepSeek's
  *   thinking mode (and Kimi's) refuses a call whose earlier tool calls come without it ("Missing
  *   `reasoning_content` field in the assistant message"); OpenAI, Cerebras and Mistral refuse the field.
@@ -9,14 +9,18 @@
  *   roles must alternate user/assistant/user/assistant/..."), where two user messages in a row are
  *   common (a turn that failed before its answer, a summary before the next message) and OpenAI
  *   takes a system message anywhere.
+ * - `nineCharacterIds`: tool call ids of exactly nine letters and digits. Mistral's API (and its
+ *   models' templates under vLLM) refuses any other ("Tool call id was call_… but must be a-z, A-Z,
+ *   0-9, with a length of 9"), where other models and this service write longer ones.
  * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
-export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean };
+export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean; nineCharacterIds?: boolean };
 
 const DEMANDS: [RegExp, keyof ChatDialect][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
+  [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
 ];
 
 /** Each server and model's dialect as learnt so far. */

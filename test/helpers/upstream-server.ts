@@ -14,6 +14,8 @@
  *                        assistant in turn, and refuses anything else as vLLM does (Mistral's template)
  *   script/mistral       as script/calc, as Mistral's API: its call's id is nine letters and digits,
  *                        and it refuses any other id in a call or a result
+ *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: its call
+ *                        comes with a thought signature, and it refuses an earlier call without one
  *   script/slow          streams ten text chunks 150 ms apart
  *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
  *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
@@ -77,6 +79,7 @@ export const SCRIPTED_MODELS = [
   'script/invent',
   'script/strict',
   'script/mistral',
+  'script/gemini',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -234,6 +237,20 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       return;
     }
   }
+  if (name === 'gemini') {
+    // Gemini 3 through its OpenAI-compatible endpoint: every earlier tool call carries a thought signature.
+    const unsigned = body.messages.findIndex((message) =>
+      ((message as { tool_calls?: { extra_content?: { google?: { thought_signature?: unknown } } }[] }).tool_calls ?? []).some(
+        (call) => typeof call.extra_content?.google?.thought_signature !== 'string',
+      ),
+    );
+    if (unsigned >= 0) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:calculator\` , position ${unsigned}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+      response.end(JSON.stringify([{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }]));
+      return;
+    }
+  }
   if (name === 'strict') {
     if (!alternates(body.messages)) {
       response.writeHead(400, { 'content-type': 'application/json' });
@@ -269,10 +286,14 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       response.write(chunk({}, 'stop'));
     }
   }
-  if (name === 'calc' || name === 'invent' || name === 'mistral') {
+  if (name === 'calc' || name === 'invent' || name === 'mistral' || name === 'gemini') {
     if (afterTool) {
       response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
       response.write(chunk({}, 'stop'));
+    } else if (name === 'gemini') {
+      const call = { index: 0, id: 'function-call-1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } };
+      response.write(chunk({ tool_calls: [{ ...call, extra_content: { google: { thought_signature: 'CoMBAY89a1/signed' } } }] }));
+      response.write(chunk({}, 'tool_calls'));
     } else if (name === 'mistral') {
       response.write(chunk({ tool_calls: [{ index: 0, id: 'D681PevKs', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] }));
       response.write(chunk({}, 'tool_calls'));

@@ -133,6 +133,26 @@ describe('openai provider through the Worker', () => {
     expect(JSON.stringify(await history(id))).toContain('"toolCallId":"call_calc_1"');
   });
 
+  it('runs Gemini 3’s tool calls once it asks for thought signatures, and at once after that', async () => {
+    const id = newSessionId('oa-gemini');
+    const model = 'openai:script/gemini';
+    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model });
+    expect(of('tool_result')).toEqual([expect.objectContaining({ content: '42' })]);
+    expect(stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`again ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    const signatures = (body: any) =>
+      body.messages.flatMap((m: any) => (m.tool_calls ?? []).map((call: any) => call.extra_content?.google?.thought_signature ?? null));
+    // The first turn's second call: refused without a signature, sent again with Google's value for a
+    // call whose signature is not at hand; the next turn's calls carry it at once.
+    expect((await sentWith(id)).map(signatures)).toEqual([
+      [],
+      [null],
+      ['skip_thought_signature_validator'],
+      ['skip_thought_signature_validator'],
+      ['skip_thought_signature_validator', 'skip_thought_signature_validator'],
+    ]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -44,6 +44,17 @@ describe('nineCharacterId', () => {
     );
   });
 
+  it('gives each earlier call Google’s value for a signature not at hand, only in that dialect', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_1', name: 'calculator', input: {} }] },
+      { role: 'tool', toolCallId: 'call_1', content: '4' },
+    ];
+    const call = (dialect = {}) => (convertMessages('', history, dialect)[1] as any).tool_calls[0];
+    expect(call({ thoughtSignatures: true }).extra_content).toEqual({ google: { thought_signature: 'skip_thought_signature_validator' } });
+    expect(call()).not.toHaveProperty('extra_content');
+  });
+
   it('is what a call and its result both carry in that dialect', () => {
     const history: HistoryMessage[] = [
       { role: 'user', content: 'go' },

@@ -14,6 +14,11 @@ import { leftOutImage, takenImageType } from '../image-types';
 import type { ChatDialect } from './dialect';
 import type { ToolSpec } from '../types';
 
+type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
+
+/** What Gemini takes for a call whose thought signature is not at hand (`thoughtSignatures`, dialect.ts). */
+const UNSIGNED_CALL = { google: { thought_signature: 'skip_thought_signature_validator' } };
+
 type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 export type ChatMessage =
@@ -22,7 +27,7 @@ export type ChatMessage =
   | {
       role: 'assistant';
       content: string | null;
-      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+      tool_calls?: ToolCall[];
       reasoning_content?: string;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
@@ -56,7 +61,14 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
         const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         const calls = message.content.flatMap((block) =>
           block.type === 'tool_use'
-            ? [{ id: toolCallId(block.toolCallId), type: 'function' as const, function: { name: functionName(block.name), arguments: JSON.stringify(block.input) } }]
+            ? [
+                {
+                  id: toolCallId(block.toolCallId),
+                  type: 'function' as const,
+                  function: { name: functionName(block.name), arguments: JSON.stringify(block.input) },
+                  ...(dialect.thoughtSignatures && { extra_content: UNSIGNED_CALL }),
+                },
+              ]
             : [],
         );
         const reasoning = reasoningBack ? { reasoning_content: message.content.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};

@@ -12,15 +12,20 @@
  * - `nineCharacterIds`: tool call ids of exactly nine letters and digits. Mistral's API (and its
  *   models' templates under vLLM) refuses any other ("Tool call id was call_… but must be a-z, A-Z,
  *   0-9, with a length of 9"), where other models and this service write longer ones.
+ * - `thoughtSignatures`: each earlier tool call carries a thought signature. Gemini 3 (through its
+ *   OpenAI-compatible endpoint) refuses a call without one ("Function call is missing a
+ *   thought_signature in functionCall parts"). The history keeps none, so each goes with the value
+ *   Google documents for calls whose signature is not at hand (`skip_thought_signature_validator`).
  * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
-export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean; nineCharacterIds?: boolean };
+export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean; nineCharacterIds?: boolean; thoughtSignatures?: boolean };
 
 const DEMANDS: [RegExp, keyof ChatDialect][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
+  [/missing a `?thought_signature/i, 'thoughtSignatures'],
 ];
 
 /** Each server and model's dialect as learnt so far. */

@@ -6,7 +6,7 @@
 export type TextBlock = { type: 'text'; text: string };
 export type ImageBlock = { type: 'image'; mimeType: string; data: string } | { type: 'image'; url: string };
 export type ThinkingBlock = { type: 'thinking'; thinking: string; signature?: string; redacted?: boolean };
-export type ToolUseBlock = { type: 'tool_use'; toolCallId: string; name: string; input: Record<string, unknown> };
+export type ToolUseBlock = { type: 'tool_use'; toolCallId: string; name: string; input: Record<string, unknown>; signature?: string };
 export type ToolResultContent = string | (TextBlock | ImageBlock)[];
 
 export type UserMessage = { role: 'user'; content: string | (TextBlock | ImageBlock)[] };

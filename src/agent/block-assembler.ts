@@ -24,7 +24,7 @@ export type AssembledToolCall = {
 
 type OpenBlock =
   | { kind: 'text' | 'thinking'; blockId: string; contentIndex: number; text: string; signature?: string; redacted?: true }
-  | { kind: 'tool'; blockId: string; contentIndex: number; index: number; toolCallId: string; name: string; args: string };
+  | { kind: 'tool'; blockId: string; contentIndex: number; index: number; toolCallId: string; name: string; args: string; signature?: string };
 
 export class BlockAssembler {
   private readonly done: OpenBlock[] = [];
@@ -97,6 +97,7 @@ export class BlockAssembler {
         } else if (part.name && !block.name) {
           block.name = part.name;
         }
+        if (part.signature) block.signature = part.signature;
         if (part.argumentsDelta) {
           block.args += part.argumentsDelta;
           this.emit({ type: 'tool-input-delta', blockId: block.blockId, toolCallId: block.toolCallId, delta: part.argumentsDelta });
@@ -125,7 +126,7 @@ export class BlockAssembler {
         return thinking;
       }
       const call = toolCalls.find((c) => c.toolCallId === block.toolCallId);
-      return { type: 'tool_use', toolCallId: block.toolCallId, name: block.name, input: call?.input ?? {} };
+      return { type: 'tool_use', toolCallId: block.toolCallId, name: block.name, input: call?.input ?? {}, ...(block.signature !== undefined && { signature: block.signature }) };
     });
   }
 

@@ -25,6 +25,8 @@ export const toolUseBlockSchema = z.strictObject({
   toolCallId: z.string().min(1),
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
+  /** The provider's opaque signature of the call (Gemini's thought signature), sent back to it verbatim. */
+  signature: z.string().optional(),
 });
 
 export const userContentSchema = z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema])).min(1)]);

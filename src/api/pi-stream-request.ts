@@ -22,6 +22,7 @@ const toolCallContent = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()),
+  thoughtSignature: z.string().optional(),
 });
 
 const piMessageSchema = z.discriminatedUnion('role', [
@@ -99,7 +100,7 @@ function assistantBlock(block: Extract<PiMessage, { role: 'assistant' }>['conten
     case 'text':
       return { type: 'text', text: block.text };
     case 'toolCall':
-      return { type: 'tool_use', toolCallId: block.id, name: block.name, input: block.arguments };
+      return { type: 'tool_use', toolCallId: block.id, name: block.name, input: block.arguments, ...(block.thoughtSignature !== undefined && { signature: block.thoughtSignature }) };
     case 'thinking': {
       const thinking: AssistantBlock = { type: 'thinking', thinking: block.thinking };
       if (block.thinkingSignature !== undefined) thinking.signature = block.thinkingSignature;

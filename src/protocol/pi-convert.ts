@@ -81,7 +81,7 @@ export function toPiAssistantContent(content: string | AssistantBlock[]): PiAssi
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return content.map((block): PiTextContent | PiThinkingContent | PiToolCall => {
     if (block.type === 'text') return { type: 'text', text: block.text };
-    if (block.type === 'tool_use') return { type: 'toolCall', id: block.toolCallId, name: block.name, arguments: block.input };
+    if (block.type === 'tool_use') return { type: 'toolCall', id: block.toolCallId, name: block.name, arguments: block.input, ...(block.signature !== undefined && { thoughtSignature: block.signature }) };
     const thinking: PiThinkingContent = { type: 'thinking', thinking: block.thinking };
     if (block.signature !== undefined) thinking.thinkingSignature = block.signature;
     if (block.redacted) thinking.redacted = true;

@@ -7,7 +7,7 @@
 export type PiTextContent = { type: 'text'; text: string; textSignature?: string };
 export type PiThinkingContent = { type: 'thinking'; thinking: string; thinkingSignature?: string; redacted?: boolean };
 export type PiImageContent = { type: 'image'; data: string; mimeType: string };
-export type PiToolCall = { type: 'toolCall'; id: string; name: string; arguments: Record<string, unknown> };
+export type PiToolCall = { type: 'toolCall'; id: string; name: string; arguments: Record<string, unknown>; thoughtSignature?: string };
 
 export type PiUsage = {
   input: number;

@@ -43,7 +43,8 @@ export type ModelStreamPart =
   /** The provider says the current block ended (where it marks blocks: Anthropic). */
   | { type: 'block-end' }
   /** A tool call's pieces, keyed by the provider's index; `id` and `name` come with the first piece. */
-  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
+  /** `signature`: the provider's opaque signature of the call (Gemini's thought signature), to be sent back with it. */
+  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string; signature?: string }
   | { type: 'usage'; usage: Partial<Usage> }
   | { type: 'finish'; reason: FinishReason }
   /**

@@ -133,24 +133,31 @@ describe('openai provider through the Worker', () => {
     expect(JSON.stringify(await history(id))).toContain('"toolCallId":"call_calc_1"');
   });
 
-  it('runs Gemini 3’s tool calls once it asks for thought signatures, and at once after that', async () => {
+  it('runs Gemini 3’s tool calls once it asks for thought signatures: each call’s own, kept in the history', async () => {
     const id = newSessionId('oa-gemini');
     const model = 'openai:script/gemini';
-    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model });
+    // Another model's call first, which came with no signature.
+    expect((await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'openai:script/calc' })).stop.stopReason).toBe('end_turn');
+    const { of, stop } = await streamTurn(id, { messages: [user(`again ${id}`)], model });
     expect(of('tool_result')).toEqual([expect.objectContaining({ content: '42' })]);
     expect(stop.stopReason).toBe('end_turn');
-    expect((await streamTurn(id, { messages: [user(`again ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`once more ${id}`)], model })).stop.stopReason).toBe('end_turn');
     const signatures = (body: any) =>
       body.messages.flatMap((m: any) => (m.tool_calls ?? []).map((call: any) => call.extra_content?.google?.thought_signature ?? null));
-    // The first turn's second call: refused without a signature, sent again with Google's value for a
-    // call whose signature is not at hand; the next turn's calls carry it at once.
-    expect((await sentWith(id)).map(signatures)).toEqual([
-      [],
+    const skip = 'skip_thought_signature_validator';
+    const signed = 'CoMBAY89a1/signed';
+    // Refused without signatures, then sent with each call's own (Google's value for the call that
+    // came with none); later calls carry them at once.
+    expect((await sentWith(id)).filter((body) => body.model === 'script/gemini').map(signatures)).toEqual([
       [null],
-      ['skip_thought_signature_validator'],
-      ['skip_thought_signature_validator'],
-      ['skip_thought_signature_validator', 'skip_thought_signature_validator'],
+      [skip],
+      [skip, signed],
+      [skip, signed],
+      [skip, signed, signed],
     ]);
+    // The history keeps the signature the call came with.
+    const calls = (await history(id)).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'tool_use');
+    expect(calls.map((call: any) => call.signature ?? null)).toEqual([null, signed, signed]);
   });
 
   it('sends no reasoning back to a server that did not ask for it', async () => {

@@ -10,6 +10,8 @@ const toolCallDeltaSchema = z.object({
   index: z.number().int().nonnegative().nullish(),
   id: text,
   function: z.object({ name: text, arguments: text }).nullish(),
+  /** Gemini's thought signature of the call (its OpenAI-compatible endpoint), to be sent back with it. */
+  extra_content: z.object({ google: z.object({ thought_signature: text }).nullish() }).nullish(),
 });
 
 const usageSchema = z.object({

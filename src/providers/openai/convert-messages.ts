@@ -17,7 +17,7 @@ import type { ToolSpec } from '../types';
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
 
 /** What Gemini takes for a call whose thought signature is not at hand (`thoughtSignatures`, dialect.ts). */
-const UNSIGNED_CALL = { google: { thought_signature: 'skip_thought_signature_validator' } };
+const UNSIGNED_CALL = 'skip_thought_signature_validator';
 
 type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -66,7 +66,7 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
                   id: toolCallId(block.toolCallId),
                   type: 'function' as const,
                   function: { name: functionName(block.name), arguments: JSON.stringify(block.input) },
-                  ...(dialect.thoughtSignatures && { extra_content: UNSIGNED_CALL }),
+                  ...(dialect.thoughtSignatures && { extra_content: { google: { thought_signature: block.signature ?? UNSIGNED_CALL } } }),
                 },
               ]
             : [],

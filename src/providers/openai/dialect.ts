@@ -12,10 +12,11 @@
  * - `nineCharacterIds`: tool call ids of exactly nine letters and digits. Mistral's API (and its
  *   models' templates under vLLM) refuses any other ("Tool call id was call_… but must be a-z, A-Z,
  *   0-9, with a length of 9"), where other models and this service write longer ones.
- * - `thoughtSignatures`: each earlier tool call carries a thought signature. Gemini 3 (through its
+ * - `thoughtSignatures`: each earlier tool call carries its thought signature. Gemini 3 (through its
  *   OpenAI-compatible endpoint) refuses a call without one ("Function call is missing a
- *   thought_signature in functionCall parts"). The history keeps none, so each goes with the value
- *   Google documents for calls whose signature is not at hand (`skip_thought_signature_validator`).
+ *   thought_signature in functionCall parts"). The history keeps the signature each came with; a
+ *   call that came with none (another model's) goes with the value Google documents for a signature
+ *   not at hand (`skip_thought_signature_validator`).
  * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */

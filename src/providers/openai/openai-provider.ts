@@ -114,6 +114,7 @@ function chunkReader(fail: Fail): MessageReader {
           ...(call.id ? { id: call.id } : {}),
           ...(call.function?.name ? { name: call.function.name } : {}),
           argumentsDelta: call.function?.arguments ?? '',
+          ...(call.extra_content?.google?.thought_signature ? { signature: call.extra_content.google.thought_signature } : {}),
         });
       }
       if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };

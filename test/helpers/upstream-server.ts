@@ -16,6 +16,9 @@
  *                        and it refuses any other id in a call or a result
  *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: its call
  *                        comes with a thought signature, and it refuses an earlier call without one
+ *   script/azure         answers "ok", and refuses `stream_options` as Azure OpenAI does
+ *   script/reasoning     answers "ok", and refuses `max_tokens` and a temperature but 1 as OpenAI's
+ *                        reasoning models do
  *   script/slow          streams ten text chunks 150 ms apart
  *   script/echo          a model with a 3,000-token window (a prompt over it is a 400
  *                        context_length_exceeded): answers "ok", or calls `calculator` when asked to "calc",
@@ -80,6 +83,8 @@ export const SCRIPTED_MODELS = [
   'script/strict',
   'script/mistral',
   'script/gemini',
+  'script/azure',
+  'script/reasoning',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -223,41 +228,13 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: u
 }
 
 async function script(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
-  if (name === 'mistral') {
-    // Mistral's API: tool call ids of nine letters and digits, in calls and results alike.
-    const ids = body.messages.flatMap((message) => {
-      const { tool_calls: calls, tool_call_id: result } = message as { tool_calls?: { id: string }[]; tool_call_id?: string };
-      return [...(calls ?? []).map((call) => call.id), ...(result === undefined ? [] : [result])];
-    });
-    const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(id));
-    if (bad !== undefined) {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      const message = `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`;
-      response.end(JSON.stringify({ object: 'error', message, type: 'invalid_function_call', param: null, code: '3280' }));
-      return;
-    }
+  const refusal = scriptedRefusal(name, body);
+  if (refusal) {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(refusal));
+    return;
   }
-  if (name === 'gemini') {
-    // Gemini 3 through its OpenAI-compatible endpoint: every earlier tool call carries a thought signature.
-    const unsigned = body.messages.findIndex((message) =>
-      ((message as { tool_calls?: { extra_content?: { google?: { thought_signature?: unknown } } }[] }).tool_calls ?? []).some(
-        (call) => typeof call.extra_content?.google?.thought_signature !== 'string',
-      ),
-    );
-    if (unsigned >= 0) {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      const message = `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:calculator\` , position ${unsigned}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
-      response.end(JSON.stringify([{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }]));
-      return;
-    }
-  }
-  if (name === 'strict') {
-    if (!alternates(body.messages)) {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      const message = 'After the optional system message, conversation roles must alternate user/assistant/user/assistant/...';
-      response.end(JSON.stringify({ object: 'error', message, type: 'BadRequestError', param: null, code: 400 }));
-      return;
-    }
+  if (name === 'strict' || name === 'azure' || name === 'reasoning') {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ content: `ok, ${body.messages.length} messages` }));
     response.write(chunk({}, 'stop'));
@@ -319,6 +296,50 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
   const promptCount = name === 'echo' ? promptTokens(body) : 12;
   response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptCount, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
   response.end('data: [DONE]\n\n');
+}
+
+type ScriptBody = ChatBody & { stream_options?: unknown; max_tokens?: unknown; temperature?: unknown };
+
+/**
+ * The error body a scripted server answers 400 with, in its own words and shape, or undefined: each
+ * refuses what its real counterpart refuses (the model list in this file's opening comment).
+ */
+function scriptedRefusal(name: string, body: ScriptBody): unknown {
+  const error = (message: string, type = 'BadRequestError') => ({ object: 'error', message, type, param: null, code: 400 });
+  const calls = body.messages.flatMap((message) => (message as { tool_calls?: { id: string; extra_content?: { google?: { thought_signature?: unknown } } }[] }).tool_calls ?? []);
+  switch (name) {
+    case 'mistral': {
+      // Tool call ids of nine letters and digits, in calls and results alike.
+      const results = body.messages.flatMap((message) => {
+        const result = (message as { tool_call_id?: string }).tool_call_id;
+        return result === undefined ? [] : [result];
+      });
+      const bad = [...calls.map((call) => call.id), ...results].find((id) => !/^[a-zA-Z0-9]{9}$/.test(id));
+      return bad === undefined ? undefined : error(`Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`, 'invalid_function_call');
+    }
+    case 'gemini': {
+      // Every earlier tool call carries a thought signature.
+      const unsigned = calls.findIndex((call) => typeof call.extra_content?.google?.thought_signature !== 'string');
+      const message = `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:calculator\` , position ${unsigned}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+      return unsigned < 0 ? undefined : [{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }];
+    }
+    case 'strict':
+      return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
+    case 'azure':
+      return body.stream_options === undefined
+        ? undefined
+        : { error: { message: 'Unrecognized request argument supplied: stream_options. Please contact us through an Azure support request at: https://go.microsoft.com/fwlink/?linkid=2213926 for further questions.', type: 'invalid_request_error', param: '', code: null } };
+    case 'reasoning':
+      if (body.max_tokens !== undefined) {
+        return { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } };
+      }
+      if (body.temperature !== undefined && body.temperature !== 1) {
+        return { error: { message: `Unsupported value: 'temperature' does not support ${String(body.temperature)} with this model. Only the default (1) value is supported.`, type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } };
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** As Mistral's chat template reads roles: one system message first at most, then user and assistant in turn (tool results go with their call). */

@@ -160,6 +160,14 @@ describe('openai provider through the Worker', () => {
     expect(calls.map((call: any) => call.signature ?? null)).toEqual([null, signed, signed]);
   });
 
+  it('leaves stream_options out for a server that refuses them (Azure OpenAI), at once after it said so', async () => {
+    const id = newSessionId('oa-azure');
+    const model = 'openai:script/azure';
+    expect((await streamTurn(id, { messages: [user(`hi ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user(`again ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    expect((await sentWith(id)).map((body) => 'stream_options' in body)).toEqual([true, false, false]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -146,6 +146,21 @@ describe('POST /api/stream', () => {
     expect(calls[0].startsWith(longId.slice(0, 23))).toBe(true);
   });
 
+  it('sends a reasoning model max_completion_tokens and no temperature once it refuses max_tokens and a temperature', async () => {
+    const marker = `pi-${crypto.randomUUID()}`;
+    const ask = () => proxy({ model: piModel('openai', 'script/reasoning'), context: { messages: [userMessage(marker)] }, options: { temperature: 0.2, maxTokens: 321 } });
+    expect((await dataLines(await ask())).at(-1)).toMatchObject({ type: 'done', reason: 'stop' });
+    expect((await dataLines(await ask())).at(-1)).toMatchObject({ type: 'done', reason: 'stop' });
+    const asked = (body: any) => ({ max_tokens: body.max_tokens, max_completion_tokens: body.max_completion_tokens, temperature: body.temperature });
+    // Refused for max_tokens, then for the temperature; then as it takes them, and at once the next time.
+    expect((await sentWith(marker)).map(asked)).toEqual([
+      { max_tokens: 321, max_completion_tokens: undefined, temperature: 0.2 },
+      { max_tokens: undefined, max_completion_tokens: 321, temperature: 0.2 },
+      { max_tokens: undefined, max_completion_tokens: 321, temperature: undefined },
+      { max_tokens: undefined, max_completion_tokens: 321, temperature: undefined },
+    ]);
+  });
+
   it('carries a thinking signature as contentSignature (Anthropic, recorded)', async () => {
     const events = await dataLines(
       await proxy({ model: piModel('anthropic', 'replay/anthropic/claude-sonnet-4-thinking-signature-text'), context: { messages: [userMessage('think')] } }),

@@ -17,16 +17,32 @@
  *   thought_signature in functionCall parts"). The history keeps the signature each came with; a
  *   call that came with none (another model's) goes with the value Google documents for a signature
  *   not at hand (`skip_thought_signature_validator`).
+ * - `noStreamOptions`: no `stream_options` (the ask for usage on the stream's last chunk), which some
+ *   servers refuse ("Unrecognized request argument supplied: stream_options": Azure OpenAI, gateways).
+ * - `maxCompletionTokens`, `noTemperature`: OpenAI's reasoning models (o-series, GPT-5) refuse
+ *   `max_tokens` ("Use 'max_completion_tokens' instead") and a temperature but their default, which
+ *   a request can bring (pi's `maxTokens`, the Harness's `temperature`).
  * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
-export type ChatDialect = { reasoningBack?: boolean; alternating?: boolean; nineCharacterIds?: boolean; thoughtSignatures?: boolean };
+export type ChatDialect = {
+  reasoningBack?: boolean;
+  alternating?: boolean;
+  nineCharacterIds?: boolean;
+  thoughtSignatures?: boolean;
+  noStreamOptions?: boolean;
+  maxCompletionTokens?: boolean;
+  noTemperature?: boolean;
+};
 
 const DEMANDS: [RegExp, keyof ChatDialect][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
   [/missing a `?thought_signature/i, 'thoughtSignatures'],
+  [/stream_options/i, 'noStreamOptions'],
+  [/max_completion_tokens/i, 'maxCompletionTokens'],
+  [/unsupported (value|parameter): '?temperature/i, 'noTemperature'],
 ];
 
 /** Each server and model's dialect as learnt so far. */

@@ -34,12 +34,12 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
     model: request.model,
     messages: convertMessages(request.system, request.messages, dialect),
     stream: true,
-    stream_options: { include_usage: true },
   };
+  if (!dialect.noStreamOptions) body.stream_options = { include_usage: true };
   if (request.tools.length > 0) body.tools = convertTools(request.tools);
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  // `max_tokens` is the field every OpenAI-compatible server takes (OpenAI too, for chat models).
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined && !dialect.noTemperature) body.temperature = request.temperature;
+  // `max_tokens` is the field every OpenAI-compatible server takes; OpenAI's reasoning models want the other.
+  if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
   return body;
 }
 

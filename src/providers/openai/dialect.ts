@@ -45,8 +45,9 @@ const DEMANDS: [RegExp, keyof ChatDialect][] = [
   [/unsupported (value|parameter): '?temperature/i, 'noTemperature'],
 ];
 
-/** Each server and model's dialect as learnt so far. */
+/** Each server and model's dialect as learnt so far; the oldest forgotten past a bound no deployment reaches. */
 const dialects = new Map<string, ChatDialect>();
+const MAX_DIALECTS = 256;
 
 export function dialectOf(server: string): ChatDialect {
   return dialects.get(server) ?? {};
@@ -57,6 +58,8 @@ export function learnFrom(server: string, refused: ChatDialect, detail: string):
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
   if (!demand) return undefined;
   const dialect = { ...dialectOf(server), ...refused, [demand[1]]: true };
+  dialects.delete(server);
+  if (dialects.size >= MAX_DIALECTS) dialects.delete(dialects.keys().next().value!);
   dialects.set(server, dialect);
   return dialect;
 }

@@ -141,16 +141,14 @@ export class HistoryStore {
     return [...loaded.messages];
   }
 
-  /**
-   * Of the messages `historyAfter` gave, how many come before seq `seq`; and the seq of the last user
-   * message among them as the turn left them (undefined when they were not kept).
-   */
+  /** Of the messages `historyAfter` gave, how many come before seq `seq`. */
   loadedBefore(seq: number): number {
     const seqs = this.loaded?.seqs ?? [];
     const at = seqs.findIndex((stored) => stored >= seq);
     return at < 0 ? seqs.length : at;
   }
 
+  /** The seq of the last user message among the kept ones, as the turn left them (undefined when none are kept). */
   lastUserSeq(): number | undefined {
     const loaded = this.loaded;
     const at = loaded ? loaded.messages.findLastIndex((message) => message.role === 'user') : -1;

@@ -1,0 +1,173 @@
+/**
+ * What the stand-in upstream (`upstream-server.ts`) refuses, in each real server's words and shape:
+ * what the Messages API and Chat Completions refuse in any request (`requestRefusal`), and what each
+ * scripted server refuses as its real counterpart does (`scriptedRefusal`).
+ */
+import { fixtureNames, readFixture, recordedModel } from './recordings.ts';
+import { LONE_SURROGATE_ESCAPE } from './strict-json.ts';
+
+export type ChatBody = { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
+
+/** Why the API refuses a request before any model sees it (a 400 `invalid_request_error`), or undefined. */
+export function requestRefusal(text: string, body: ChatBody, anthropic: boolean): string | undefined {
+  return imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : (openaiRefusal(body) ?? deepseekRefusal(body)));
+}
+
+type ScriptBody = ChatBody & { stream_options?: unknown; max_tokens?: unknown; temperature?: unknown };
+
+/**
+ * The error body a scripted server answers 400 with, in its own words and shape, or undefined: each
+ * refuses what its real counterpart refuses (the model list opens `upstream-server.ts`).
+ */
+export function scriptedRefusal(name: string, body: ScriptBody): unknown {
+  const error = (message: string, type = 'BadRequestError') => ({ object: 'error', message, type, param: null, code: 400 });
+  const calls = body.messages.flatMap((message) => (message as { tool_calls?: { id: string; extra_content?: { google?: { thought_signature?: unknown } } }[] }).tool_calls ?? []);
+  switch (name) {
+    case 'mistral': {
+      // Tool call ids of nine letters and digits, in calls and results alike.
+      const results = body.messages.flatMap((message) => {
+        const result = (message as { tool_call_id?: string }).tool_call_id;
+        return result === undefined ? [] : [result];
+      });
+      const bad = [...calls.map((call) => call.id), ...results].find((id) => !/^[a-zA-Z0-9]{9}$/.test(id));
+      return bad === undefined ? undefined : error(`Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`, 'invalid_function_call');
+    }
+    case 'gemini': {
+      // Every earlier tool call carries a thought signature.
+      const unsigned = calls.findIndex((call) => typeof call.extra_content?.google?.thought_signature !== 'string');
+      const message = `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:calculator\` , position ${unsigned}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+      return unsigned < 0 ? undefined : [{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }];
+    }
+    case 'strict':
+      return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
+    case 'azure':
+      return body.stream_options === undefined
+        ? undefined
+        : { error: { message: 'Unrecognized request argument supplied: stream_options. Please contact us through an Azure support request at: https://go.microsoft.com/fwlink/?linkid=2213926 for further questions.', type: 'invalid_request_error', param: '', code: null } };
+    case 'reasoning':
+      if (body.max_tokens !== undefined) {
+        return { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } };
+      }
+      if (body.temperature !== undefined && body.temperature !== 1) {
+        return { error: { message: `Unsupported value: 'temperature' does not support ${String(body.temperature)} with this model. Only the default (1) value is supported.`, type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } };
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** As Mistral's chat template reads roles: one system message first at most, then user and assistant in turn (tool results go with their call). */
+function alternates(messages: ChatBody['messages']): boolean {
+  const roles = messages.map((message) => message.role).filter((role, index) => !(index === 0 && role === 'system') && role !== 'tool');
+  return roles.every((role, index) => role === (index % 2 === 0 ? 'user' : 'assistant'));
+}
+
+/**
+ * What the APIs say of a request with an image they cannot use: linked from a URL they cannot
+ * download (here, any with `/expired/` in it), or inline bytes that are no image they read.
+ */
+function imageRefusal(text: string, anthropic: boolean): string | undefined {
+  if (/"url":"https?:\/\/[^"]*\/expired\//.test(text)) {
+    return anthropic ? 'Unable to download the file. Please verify the URL and try again.' : 'Error while downloading the image: invalid_image_url.';
+  }
+  const inline = [...text.matchAll(anthropic ? /"type":"base64","media_type":"[^"]*","data":"([^"]*)"/g : /"url":"data:[^;"]*;base64,([^"]*)"/g)];
+  if (inline.some(([, data]) => !isImage(Buffer.from(data ?? '', 'base64')))) {
+    return anthropic ? 'Could not process image' : 'You uploaded an unsupported image. Please make sure your image is valid.';
+  }
+  return undefined;
+}
+
+/** Whether bytes begin as a PNG, JPEG, GIF or WebP file does. */
+function isImage(bytes: Buffer): boolean {
+  const starts = (hex: string, at = 0) => bytes.subarray(at, at + hex.length / 2).toString('hex') === hex;
+  return starts('89504e47') || starts('ffd8ff') || starts('47494638') || (starts('52494646') && starts('57454250', 8));
+}
+
+/**
+ * What Chat Completions says of a tool call id over its 40 characters, in a call or in a result, and
+ * of an earlier call whose function's name is not in its alphabet.
+ */
+function openaiRefusal(body: ChatBody): string | undefined {
+  const tooLong = (field: string, id: unknown) =>
+    typeof id === 'string' && id.length > 40 ? `Invalid '${field}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.` : undefined;
+  const badName = (field: string, name: unknown) =>
+    typeof name === 'string' && !/^[a-zA-Z0-9_-]+$/.test(name) ? `Invalid '${field}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.` : undefined;
+  for (const [index, message] of body.messages.entries()) {
+    const calls = (message as { tool_calls?: { id?: unknown; function?: { name?: unknown } }[] }).tool_calls ?? [];
+    const problem =
+      calls
+        .map((call, at) => tooLong(`messages[${index}].tool_calls[${at}].id`, call.id) ?? badName(`messages[${index}].tool_calls[${at}].function.name`, call.function?.name))
+        .find(Boolean) ?? tooLong(`messages[${index}].tool_call_id`, (message as { tool_call_id?: unknown }).tool_call_id);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * What DeepSeek's thinking mode says of a call whose earlier assistant message with tool calls does
+ * not carry its reasoning back (`reasoning_content`), for the recordings of DeepSeek's reasoner.
+ */
+function deepseekRefusal(body: ChatBody): string | undefined {
+  if (!/^(replay|cut)\/deepseek\//.test(body.model)) return undefined;
+  const index = body.messages.findIndex((message) => message.role === 'assistant' && 'tool_calls' in message && typeof (message as { reasoning_content?: unknown }).reasoning_content !== 'string');
+  return index < 0
+    ? undefined
+    : `Missing \`reasoning_content\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`;
+}
+
+type AnthropicBlock = { type: string; text?: string; content?: AnthropicBlock[]; signature?: string; data?: string };
+
+/**
+ * Each signature the recordings hold (a thinking block's, or a redacted block's data), and the
+ * model that made it: the API takes a signature back only from that model.
+ */
+const SIGNED_BY = new Map(
+  fixtureNames()
+    .filter((name) => name.startsWith('anthropic/'))
+    .flatMap((name) => {
+      const text = readFixture(name);
+      const model = recordedModel(text);
+      return [...text.matchAll(/"signature":"([^"]+)"|"type":"redacted_thinking","data":"([^"]+)"/g)].map(([, signature, data]) => [(signature ?? data)!, model] as const);
+    }),
+);
+
+/**
+ * Where the request holds thinking signed by another model than the one it asks for (the model of
+ * the recording it replays), as the API names the place (`messages.1.content.0`), or undefined. A
+ * scripted model stands for no model, and takes any.
+ */
+function foreignSignature(body: ChatBody): string | undefined {
+  const [kind, ...rest] = body.model.split('/');
+  if (kind !== 'replay' && kind !== 'cut') return undefined;
+  const model = recordedModel(readFixture(rest.join('/')));
+  for (const [index, message] of body.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [at, block] of (message.content as AnthropicBlock[]).entries()) {
+      const signature = block.type === 'thinking' ? block.signature : block.type === 'redacted_thinking' ? block.data : undefined;
+      if (signature !== undefined && SIGNED_BY.get(signature) !== model) return `messages.${index}.content.${at}`;
+    }
+  }
+  return undefined;
+}
+
+/** What the Messages API says of a body it refuses before any model sees it, or undefined. */
+function anthropicRefusal(text: string, body: ChatBody): string | undefined {
+  if (LONE_SURROGATE_ESCAPE.test(text)) return 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)';
+  const blank = (blocks: AnthropicBlock[]): string | undefined => {
+    const texts = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '');
+    if (texts.some((t) => t === '')) return 'messages: text content blocks must be non-empty';
+    if (texts.length > 0 && texts.every((t) => t.trim() === '')) return 'messages: text content blocks must contain non-whitespace text';
+    return blocks.map((block) => (block.type === 'tool_result' && Array.isArray(block.content) ? blank(block.content) : undefined)).find(Boolean);
+  };
+  for (const message of body.messages) {
+    const problem = Array.isArray(message.content) ? blank(message.content as AnthropicBlock[]) : undefined;
+    if (problem) return problem;
+  }
+  const signed = foreignSignature(body);
+  if (signed) return `${signed}: Invalid \`signature\` in \`thinking\` block`;
+  const last = body.messages.at(-1);
+  const lastBlock = Array.isArray(last?.content) ? (last.content as AnthropicBlock[]).at(-1) : undefined;
+  if (last?.role === 'assistant' && lastBlock?.type === 'text' && /\s$/.test(lastBlock.text ?? '')) return 'messages: final assistant content cannot end with trailing whitespace';
+  return undefined;
+}

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';
-import { convertMessages, nineCharacterId, openaiToolCallId as toolCallId } from '../../src/providers/openai/convert-messages';
+import { convertMessages } from '../../src/providers/openai/convert-messages';
+import { nineCharacterId, openaiToolCallId as toolCallId } from '../../src/providers/openai/tool-call-ids';
 
 describe('toolCallId', () => {
   it('keeps an id of up to 40 characters as it is', () => {

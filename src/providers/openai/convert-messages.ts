@@ -1,17 +1,12 @@
 /**
- * Our history and tool specs in the shape of the Chat Completions API.
- *
- * OpenAI refuses a tool call id longer than 40 characters ("string too long"), in an assistant's
- * `tool_calls` and in a tool message alike. Other servers write longer ones (vLLM's
- * `chatcmpl-tool-` and a UUID's hex, 46), and so do clients (pi's ids from OpenAI's Responses API,
- * `call_…|fc_…`, 80 and more), and the history keeps them as they came: a long one goes under a
- * short name made from it, the same on both sides of its call (`openaiToolCallId`; a server that
- * asks for nine letters and digits gets those, `nineCharacterId`).
+ * Our history and tool specs in the shape of the Chat Completions API: tool call ids as the server
+ * takes them (`tool-call-ids.ts`), the rest in its dialect (`dialect.ts`).
  */
-import { plainText, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
+import { plainText, type AssistantBlock, type HistoryMessage, type ImageBlock, type TextBlock } from '../../api/content';
 import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ChatDialect } from './dialect';
+import { nineCharacterId, openaiToolCallId } from './tool-call-ids';
 import type { ToolSpec } from '../types';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
@@ -54,12 +49,9 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
         });
         break;
       case 'assistant': {
-        if (typeof message.content === 'string') {
-          out.push({ role: 'assistant', content: message.content, ...(reasoningBack ? { reasoning_content: '' } : {}) });
-          break;
-        }
-        const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-        const calls = message.content.flatMap((block) =>
+        const blocks: AssistantBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+        const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+        const calls = blocks.flatMap((block) =>
           block.type === 'tool_use'
             ? [
                 {
@@ -71,7 +63,7 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
               ]
             : [],
         );
-        const reasoning = reasoningBack ? { reasoning_content: message.content.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
+        const reasoning = reasoningBack ? { reasoning_content: blocks.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
         out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls, ...reasoning } : { role: 'assistant', content: text, ...reasoning });
         break;
       }
@@ -124,53 +116,6 @@ export function convertTools(tools: ToolSpec[]) {
     type: 'function' as const,
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
-}
-
-/** The longest tool call id OpenAI takes. */
-const MAX_TOOL_CALL_ID = 40;
-
-/**
- * A tool call id as OpenAI takes it: as it is when short enough, else its first 23 characters and
- * a 64-bit FNV-1a hash of the whole (40 in all), so that ids alike in their first characters stay
- * apart. The same id always maps to the same name, so a call and its result stay paired.
- */
-export function openaiToolCallId(id: string): string {
-  if (id.length <= MAX_TOOL_CALL_ID) return id;
-  const [high, low] = fnv1a64(id);
-  const hex = (value: number) => value.toString(16).padStart(8, '0');
-  return `${id.slice(0, MAX_TOOL_CALL_ID - 17)}_${hex(high)}${hex(low)}`;
-}
-
-const ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** A tool call id as Mistral takes it: nine letters and digits, itself when it is such, else nine made from its hash. */
-export function nineCharacterId(id: string): string {
-  if (/^[A-Za-z0-9]{9}$/.test(id)) return id;
-  let [high, low] = fnv1a64(id);
-  let out = '';
-  // 62^9 is about 2^53.6: the hash's 64 bits read in base 62, nine digits of it.
-  for (let index = 0; index < 9; index++) {
-    const rest = (high % 62) * 0x100000000 + low;
-    out += ALPHANUMERIC[rest % 62];
-    high = Math.floor(high / 62);
-    low = Math.floor(rest / 62) >>> 0;
-  }
-  return out;
-}
-
-/** The 64-bit FNV-1a hash of a string's UTF-16 code units, as two 32-bit halves. */
-function fnv1a64(text: string): [number, number] {
-  let high = 0xcbf29ce4;
-  let low = 0x84222325;
-  for (let index = 0; index < text.length; index++) {
-    low = (low ^ text.charCodeAt(index)) >>> 0;
-    // Multiplication by the 64-bit FNV prime (2^40 + 0x1b3), over two 32-bit halves.
-    const lowTimes = low * 0x1b3;
-    const carry = Math.floor(lowTimes / 0x100000000);
-    high = (Math.imul(high, 0x1b3) + Math.imul(low, 0x100) + carry) >>> 0;
-    low = lowTimes >>> 0;
-  }
-  return [high, low];
 }
 
 function toContentPart(block: TextBlock | ImageBlock): ChatContentPart {

@@ -10,7 +10,10 @@ export type ChatBody = { model: string; messages: { role: string; content: unkno
 
 /** Why the API refuses a request before any model sees it (a 400 `invalid_request_error`), or undefined. */
 export function requestRefusal(text: string, body: ChatBody, anthropic: boolean): string | undefined {
-  return imageRefusal(text, anthropic) ?? (anthropic ? anthropicRefusal(text, body) : (openaiRefusal(body) ?? deepseekRefusal(body)));
+  return (
+    imageRefusal(text, anthropic) ??
+    (anthropic ? (anthropicPairing(body) ?? anthropicRefusal(text, body)) : (openaiPairing(body) ?? openaiRefusal(body) ?? deepseekRefusal(body)))
+  );
 }
 
 type ScriptBody = ChatBody & { stream_options?: unknown; max_tokens?: unknown; temperature?: unknown };
@@ -57,9 +60,14 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
   }
 }
 
-/** As Mistral's chat template reads roles: one system message first at most, then user and assistant in turn (tool results go with their call). */
+/**
+ * As Mistral's chat template reads roles: one system message first at most, then user and assistant
+ * in turn, where tool results and assistant messages with tool calls are not read.
+ */
 function alternates(messages: ChatBody['messages']): boolean {
-  const roles = messages.map((message) => message.role).filter((role, index) => !(index === 0 && role === 'system') && role !== 'tool');
+  const roles = messages
+    .filter((message, index) => !(index === 0 && message.role === 'system') && message.role !== 'tool' && !('tool_calls' in message))
+    .map((message) => message.role);
   return roles.every((role, index) => role === (index % 2 === 0 ? 'user' : 'assistant'));
 }
 
@@ -82,6 +90,59 @@ function imageRefusal(text: string, anthropic: boolean): string | undefined {
 function isImage(bytes: Buffer): boolean {
   const starts = (hex: string, at = 0) => bytes.subarray(at, at + hex.length / 2).toString('hex') === hex;
   return starts('89504e47') || starts('ffd8ff') || starts('47494638') || (starts('52494646') && starts('57454250', 8));
+}
+
+type PairedMessage = { role: string; content?: unknown; tool_calls?: { id?: unknown }[]; tool_call_id?: unknown };
+
+/**
+ * What Chat Completions says of tool calls and results that do not pair: each assistant message
+ * with tool calls must be followed by a tool message for each of its calls, and a tool message must
+ * answer a call of the assistant message before its run of tool messages.
+ */
+function openaiPairing(body: ChatBody): string | undefined {
+  const unanswered = (ids: string[]) =>
+    `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(', ')}`;
+  let open: string[] = [];
+  for (const message of body.messages as PairedMessage[]) {
+    if (message.role === 'tool') {
+      if (!open.includes(String(message.tool_call_id))) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      open = open.filter((id) => id !== message.tool_call_id);
+      continue;
+    }
+    if (open.length > 0) return unanswered(open);
+    open = message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => String(call.id)) : [];
+  }
+  return open.length > 0 ? unanswered(open) : undefined;
+}
+
+/**
+ * What the Messages API says of tool uses and results that do not pair: each assistant message's
+ * `tool_use` blocks must be answered by `tool_result` blocks at the start of the next message, and a
+ * `tool_result` must answer a `tool_use` of the message before it.
+ */
+function anthropicPairing(body: ChatBody): string | undefined {
+  const blocks = (message: ChatBody['messages'][number] | undefined) => (Array.isArray(message?.content) ? (message.content as (AnthropicBlock & { id?: string; tool_use_id?: string })[]) : []);
+  for (const [index, message] of body.messages.entries()) {
+    const uses = message.role === 'assistant' ? blocks(message).flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) : [];
+    const before = index > 0 && body.messages[index - 1]!.role === 'assistant' ? blocks(body.messages[index - 1]).flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) : [];
+    for (const [at, block] of blocks(message).entries()) {
+      if (block.type === 'tool_result' && !before.includes(block.tool_use_id)) {
+        return `messages.${index}.content.${at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+      }
+    }
+    if (uses.length === 0) continue;
+    const next = body.messages[index + 1];
+    const leading: string[] = [];
+    for (const block of next?.role === 'user' ? blocks(next) : []) {
+      if (block.type !== 'tool_result') break;
+      leading.push(String(block.tool_use_id));
+    }
+    const missing = uses.filter((id) => !leading.includes(String(id)));
+    if (missing.length > 0) {
+      return `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -11,7 +11,8 @@
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
  *   script/invent        calls a tool it was not offered, `multi_tool_use.parallel`, then answers with the result
  *   script/strict        a model whose chat template takes one system message first, then user and
- *                        assistant in turn, and refuses anything else as vLLM does (Mistral's template)
+ *                        assistant in turn (tool calls and results unread), and refuses anything else
+ *                        as vLLM does (Mistral's template)
  *   script/mistral       as script/calc, as Mistral's API: its call's id is nine letters and digits,
  *                        and it refuses any other id in a call or a result
  *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: its call
@@ -36,6 +37,8 @@
  * text block that is empty, a message whose text is all whitespace, and a final assistant message
  * that ends in whitespace, and thinking whose signature another model made (the model a replayed
  * recording names; `anthropicRefusal`).
+ * Both refuse, in their words, tool calls and results that do not pair: calls not answered in the
+ * next message (or run of tool messages), a result that answers no call of the message before it.
  * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier
  * call to a function whose name has other characters than letters, digits, "_" and "-"; replaying
  * DeepSeek's reasoner, an earlier assistant message with tool calls but no `reasoning_content`, as

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, newSessionId, streamTurn, user } from '../helpers/api';
+import { NO_ANSWER } from '../../src/providers/openai/convert-messages';
 import { openConnections } from '../helpers/open-connections';
 import { sentWith, upstreamUrl } from '../helpers/upstream-log';
 
@@ -111,6 +112,27 @@ describe('openai provider through the Worker', () => {
     expect(resent.messages[3].content).toBe('two\n\nthree');
     // The history keeps each message as it came.
     expect((await history(id)).map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'system', 'user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('goes on with a strict chat template after a turn that stopped once its tools ran, before its answer', async () => {
+    const id = newSessionId('oa-strict-tools');
+    const strict = 'openai:script/strict';
+    const asked = await streamTurn(id, { messages: [user(`weather ${id}`)], model: 'openai:replay/openai/gpt-4o-single-tool-call-usage', tools: [{ name: 'weather' }] });
+    const [call] = asked.of('tool_call');
+    // The result is stored; the call after it fails: the turn ends with no answer after its results.
+    const answered = await streamTurn(id, { messages: [{ role: 'tool', toolCallId: call!.toolCallId, content: 'sunny' }], model: 'openai:status/500' });
+    expect(answered.stop.stopReason).toBe('error');
+    expect((await streamTurn(id, { messages: [user('and tomorrow?')], model: strict })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user('thanks')], model: strict })).stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).filter((body) => body.model === 'script/strict');
+    const roles = (body: any) => body.messages.map((m: any) => (m.tool_calls ? 'calls' : m.role)).join(' ');
+    expect(sent.map(roles)).toEqual([
+      // Refused: the template reads the user twice in a row. Then with an answer that says why.
+      'system user calls tool user',
+      'system user calls tool assistant user',
+      'system user calls tool assistant user assistant user',
+    ]);
+    expect(sent[1].messages[4]).toEqual({ role: 'assistant', content: NO_ANSWER });
   });
 
   it('sends Mistral tool call ids of nine letters and digits once it asks, the same for a call and its result', async () => {

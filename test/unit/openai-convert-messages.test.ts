@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';
-import { convertMessages } from '../../src/providers/openai/convert-messages';
+import { convertMessages, NO_ANSWER } from '../../src/providers/openai/convert-messages';
 import { nineCharacterId, openaiToolCallId as toolCallId } from '../../src/providers/openai/tool-call-ids';
 
 describe('toolCallId', () => {
@@ -111,6 +111,29 @@ describe('convertMessages, alternating', () => {
     ]);
     // Otherwise as they stand: OpenAI takes a system message anywhere.
     expect(convertMessages('Be brief.', history).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'system', 'user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('reads as the template does, tool calls and results unread: a turn stopped after its tools ran gets an answer that says so', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', toolCallId: 'call_1', name: 'weather', input: {} }] },
+      { role: 'tool', toolCallId: 'call_1', content: 'sunny' },
+      // The turn's next call failed: the user speaks again after the results.
+      { role: 'user', content: 'two' },
+      { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_2', name: 'weather', input: {} }] },
+      { role: 'tool', toolCallId: 'call_2', content: 'rain' },
+      { role: 'assistant', content: 'Rain.' },
+    ];
+    expect(convertMessages('', history, { alternating: true }).map((m) => [m.role, m.content, 'tool_calls' in m ? (m.tool_calls?.length ?? 0) : 0])).toEqual([
+      ['user', 'one', 0],
+      ['assistant', 'Let me look.', 1],
+      ['tool', 'sunny', 0],
+      ['assistant', NO_ANSWER, 0],
+      ['user', 'two', 0],
+      ['assistant', null, 1],
+      ['tool', 'rain', 0],
+      ['assistant', 'Rain.', 0],
+    ]);
   });
 
   it('joins two user texts by a blank line, and two answers in a row', () => {

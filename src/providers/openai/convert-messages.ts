@@ -76,13 +76,18 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
 }
 
 /**
- * The messages as strict chat templates take them: every system message's text in one, first; then
- * user and assistant in turn, each run of user messages (or of assistant messages without tool
- * calls) joined into one. Tool results stay after their calls.
+ * The messages as strict chat templates take them. Such a template reads user messages and answers
+ * (assistant messages without tool calls; calls and their results lie between, unread) and refuses
+ * them unless they alternate, user first. So every system message's text goes in one, first; each
+ * run of user messages is joined into one, and each run of answers (an answer before its model's
+ * tool calls takes them on). Where a user message would follow another with only calls and results
+ * between (a turn that stopped after its tools ran, before its answer), a short answer that says so
+ * goes before it.
  */
 function alternating(messages: ChatMessage[]): ChatMessage[] {
   const system = messages.flatMap((message) => (message.role === 'system' ? [message.content] : [])).join('\n\n');
   const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
+  const read = () => out.findLast((message) => message.role === 'user' || (message.role === 'assistant' && !message.tool_calls));
   for (const message of messages) {
     const last = out.at(-1);
     if (message.role === 'system') continue;
@@ -91,10 +96,16 @@ function alternating(messages: ChatMessage[]): ChatMessage[] {
       last.content = [last.content, message.content].filter(Boolean).join('\n\n') || null;
       if (message.tool_calls) last.tool_calls = message.tool_calls;
       if (message.reasoning_content !== undefined) last.reasoning_content = [last.reasoning_content, message.reasoning_content].filter(Boolean).join('\n\n');
-    } else out.push({ ...message });
+    } else {
+      if (message.role === 'user' && read()?.role === 'user') out.push({ role: 'assistant', content: NO_ANSWER });
+      out.push({ ...message });
+    }
   }
   return out;
 }
+
+/** The answer a strict template is given where a turn stopped after its tools ran, before its own. */
+export const NO_ANSWER = '(The turn stopped here, before an answer.)';
 
 /** Two user messages' content as one: text joined by a blank line, or the parts of both. */
 function joinedContent(first: string | ChatContentPart[], second: string | ChatContentPart[]): string | ChatContentPart[] {

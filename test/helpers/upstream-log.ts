@@ -5,8 +5,8 @@ import { TITLE_SYSTEM_PROMPT } from '../../src/agent/title';
 export const upstreamUrl = env.OPENAI_BASE_URL!.replace(/\/v1$/, '');
 
 /**
- * The request bodies of turns that the stand-in received whose messages mention `marker`, aborted
- * ones left out, and the side calls that name a conversation too (see `titleCalls`).
+ * The request bodies of turns that the stand-in received whose messages (or system prompt) mention
+ * `marker`, aborted ones left out, and the side calls that name a conversation too (see `titleCalls`).
  */
 export async function sentWith(marker: string): Promise<any[]> {
   return (await received(marker)).filter((body) => !isTitleCall(body));
@@ -28,7 +28,7 @@ async function received(marker: string): Promise<any[]> {
 
 async function logged(marker: string): Promise<any[]> {
   const log = (await (await fetch(`${upstreamUrl}/__log`)).json()) as any[];
-  return log.filter((body) => JSON.stringify(body.messages).includes(marker));
+  return log.filter((body) => JSON.stringify([body.system, body.messages]).includes(marker));
 }
 
 function isTitleCall(body: any): boolean {

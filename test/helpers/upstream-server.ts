@@ -34,9 +34,9 @@
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Like the real Messages API, the Anthropic stand-in refuses (`400 invalid_request_error`) a body
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
- * text block that is empty, a message whose text is all whitespace, and a final assistant message
- * that ends in whitespace, and thinking whose signature another model made (the model a replayed
- * recording names; `anthropicRefusal`).
+ * request without messages, a text block that is empty, a message whose text is all whitespace, a
+ * final assistant message that ends in whitespace, and thinking whose signature another model made
+ * (the model a replayed recording names; `anthropicRefusal`).
  * Both refuse, in their words, tool calls and results that do not pair: calls not answered in the
  * next message (or run of tool messages), a result that answers no call of the message before it.
  * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier

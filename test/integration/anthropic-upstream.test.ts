@@ -35,6 +35,15 @@ describe('anthropic provider through the Worker', () => {
     expect(stop.usage.calls).toHaveLength(2);
   });
 
+  it('answers a first turn that brings only a system message: the API takes no request without a message', async () => {
+    const id = newSessionId('an-system-only');
+    const { stop } = await streamTurn(id, { messages: [{ role: 'system', content: `Introduce yourself. ${id}` }], model: A('claude-sonnet-4-text-ping') });
+    expect(stop.stopReason).toBe('end_turn');
+    const [sent] = await sentWith(id);
+    expect(sent.system[0].text).toMatch(/Introduce yourself/);
+    expect(sent.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: '(empty)', cache_control: { type: 'ephemeral' } }] }]);
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

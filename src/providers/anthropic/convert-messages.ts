@@ -10,7 +10,8 @@
  * non-whitespace text"), and a final assistant message that ends in whitespace. Models write such
  * text (a "\n\n" before a tool call), and users send it; stored, it would go with every later call
  * and fail each. So blank text is left out of what is sent (a user message or tool result left
- * with nothing says "(empty)"), and the final assistant text is sent without its trailing spaces.
+ * with nothing says "(empty)", as does the one message of a turn that brought only system
+ * messages), and the final assistant text is sent without its trailing spaces.
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultContent } from '../../api/content';
 import { functionName } from '../../api/function-names';
@@ -71,6 +72,8 @@ export function convertMessages(messages: HistoryMessage[]): AnthropicMessage[] 
         break;
     }
   }
+  // A turn of system messages alone (all in the system prompt) leaves none: the API takes no request without one.
+  if (out.length === 0) push('user', [{ type: 'text', text: EMPTY }]);
   trimFinalAssistant(out);
   markEnd(out);
   return out;

@@ -5,14 +5,15 @@
  * redacted, tool calls server and client, parallel calls, refusals, invented tools, cut streams,
  * upstream errors, strict chat templates, Mistral's ids, Gemini's signatures...), with client tools
  * offered or not, answered with text, an image or an error, images and system messages sent, slow
- * turns cancelled, interrupted, steered or queued behind, user messages answered again or edited. The stand-in refuses, in each real API's words, what the
+ * turns cancelled, interrupted, steered or queued behind, user messages answered again or edited,
+ * through the turns API and the Harness door alike. The stand-in refuses, in each real API's words, what the
  * real one refuses (calls and results that do not pair, blank text, another model's signatures, long
  * ids, bad names), so a turn on a model that answers must end as the model ended it, never in an error.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, fetchWorker, newSessionId, postTurn, readSse, session, user } from '../helpers/api';
-import { running } from '../helpers/busy';
+import { running, SLOW } from '../helpers/busy';
 
 /** Models that answer: a turn on one of them ends as the model ends it, whatever came before. */
 const ANSWERING = [
@@ -69,7 +70,7 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwA
 
 type Model = {
   id: string;
-  pending: { toolCallId: string; awaiting: string }[];
+  pending: { toolCallId: string; name: string; input: Record<string, unknown>; awaiting: string }[];
   pendingModel?: string;
   /** The user messages of the active branch, which a branch may start from, and where an edit of each continues from. */
   users: { id: string; editFrom: string | null }[];
@@ -83,12 +84,30 @@ async function post(model: Model, body: Record<string, unknown>, answering: bool
   if (answering) expect(json.stopReason, `${String(body.model)}: ${JSON.stringify(json.error)}`).not.toBe('error');
 }
 
+/** A Harness run on the same session: the turn it ran ends as its model ends it. */
+async function harness(model: Model, body: Record<string, unknown>, on: string): Promise<void> {
+  const response = await fetchWorker('/harness/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ sessionId: model.id, userId: 'local', chatModel: { name: on }, ...body }),
+  });
+  const text = await response.text();
+  expect(response.status, text).toBe(200);
+  await lastTurnEnded(model, on);
+}
+
+/** The session's last turn, on a model that answers, ended as the model ended it. */
+async function lastTurnEnded(model: Model, on: string, answering = ANSWERING.includes(on)): Promise<void> {
+  const { body } = await session(model.id);
+  if (answering) expect(body.lastTurn?.stopReason, `${on}: ${body.lastTurn?.errorCode}`).not.toBe('error');
+}
+
 /** What the session waits for now, as the model keeps it; its history checked to pair calls and results. */
 async function observe(model: Model): Promise<void> {
   const { status, body } = await session(model.id);
   expect(status).toBe(200);
   expect(body.running).toBe(false);
-  model.pending = body.pendingToolCalls.map((call: any) => ({ toolCallId: call.toolCallId, awaiting: call.awaiting }));
+  model.pending = body.pendingToolCalls.map(({ toolCallId, name, input, awaiting }: any) => ({ toolCallId, name, input, awaiting }));
   const page: any = await (await fetchWorker(`/sessions/${model.id}/messages?limit=500`)).json();
   checkHistoryInvariants(page.messages, model.pending.map((call) => call.toolCallId));
   // A system message is no place to continue from: an edit continues from the message before it.
@@ -106,25 +125,43 @@ class Turn implements fc.AsyncCommand<Model, Model> {
     readonly on: string,
     readonly tools: typeof CLIENT_TOOLS,
     readonly content: 'text' | 'blank' | 'image' | 'system',
+    readonly door: 'turns' | 'harness',
   ) {}
   check = (model: Readonly<Model>) => model.pending.length === 0;
   async run(_: Model, model: Model) {
     const text = this.content === 'blank' ? ' \n' : `turn on ${this.on}`;
+    if (this.door === 'harness') await harness(model, { input: `turn on ${this.on}`, ...(this.tools.length > 0 ? { tools: this.tools } : {}) }, this.on);
+    else await this.post(model, text);
+    await observe(model);
+    if (model.pending.length > 0) model.pendingModel = this.on;
+  }
+  private async post(model: Model, text: string) {
     const messages = [
       ...(this.content === 'system' ? [{ role: 'system', content: 'Answer briefly.' }] : []),
       this.content === 'image' ? { role: 'user', content: [{ type: 'text', text }, { type: 'image', mimeType: 'image/png', data: PNG }] } : user(text),
     ];
     await post(model, { messages, model: this.on, ...(this.tools.length > 0 ? { tools: this.tools } : {}) }, ANSWERING.includes(this.on));
-    await observe(model);
-    if (model.pending.length > 0) model.pendingModel = this.on;
   }
-  toString = () => `Turn(${this.on}, tools=${this.tools.map((tool) => tool.name).join('+')}, ${this.content})`;
+  toString = () => `Turn(${this.door}, ${this.on}, tools=${this.tools.map((tool) => tool.name).join('+')}, ${this.content})`;
 }
 
 class Answer implements fc.AsyncCommand<Model, Model> {
-  constructor(readonly as: 'text' | 'image' | 'error') {}
+  constructor(
+    readonly as: 'text' | 'image' | 'error',
+    readonly door: 'turns' | 'harness',
+  ) {}
   check = (model: Readonly<Model>) => model.pending.length > 0;
   async run(_: Model, model: Model) {
+    if (this.door === 'harness') {
+      const output = this.as === 'image' ? [{ type: 'data', source: { type: 'base64', media_type: 'image/png', data: PNG }, id: 'img_1', name: 'map.png' }] : [{ type: 'text', text: this.as === 'error' ? 'no such city' : 'sunny' }];
+      const results = model.pending.filter((call) => call.awaiting === 'client').map((call) => ({ id: call.toolCallId, name: call.name, output, ...(this.as === 'error' ? { state: 'error' } : {}) }));
+      const confirms = model.pending
+        .filter((call) => call.awaiting === 'permission')
+        .map((call) => ({ confirmed: true, toolCall: { id: call.toolCallId, name: call.name, input: call.input, content: null }, rules: null }));
+      await harness(model, { toolResults: results, confirmResults: confirms }, model.pendingModel!);
+      await observe(model);
+      return;
+    }
     const content = this.as === 'image' ? [{ type: 'image', mimeType: 'image/png', data: PNG }] : this.as === 'error' ? 'no such city' : 'sunny, 21 degrees';
     const messages = model.pending.map((call) =>
       call.awaiting === 'client' ? { role: 'tool', toolCallId: call.toolCallId, content, ...(this.as === 'error' ? { isError: true } : {}) } : { role: 'tool_permission', toolCallId: call.toolCallId, granted: true },
@@ -133,7 +170,7 @@ class Answer implements fc.AsyncCommand<Model, Model> {
     await post(model, { messages, model: model.pendingModel }, ANSWERING.includes(model.pendingModel!));
     await observe(model);
   }
-  toString = () => `Answer(${this.as})`;
+  toString = () => `Answer(${this.door}, ${this.as})`;
 }
 
 /** A slow turn, then a cancel or a second message on a model that answers, sent while it runs. */
@@ -159,6 +196,9 @@ class Cut implements fc.AsyncCommand<Model, Model> {
       if (stop) expect(stop.data.stopReason, `${this.on}: ${JSON.stringify(stop.data.error)}`).not.toBe('error');
     }
     for (let tries = 0; tries < 100 && (await session(model.id)).body.running; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The queued turn, the interrupting one, or the slow one the steer joined, ended as its model ended it.
+    if (this.how === 'steer') await lastTurnEnded(model, SLOW, true);
+    else if (this.how !== 'cancel') await lastTurnEnded(model, this.on);
     await observe(model);
     if (model.pending.length > 0) model.pendingModel = this.on;
   }
@@ -184,11 +224,12 @@ class Branch implements fc.AsyncCommand<Model, Model> {
 }
 
 const answering = fc.constantFrom(...ANSWERING);
+const door = fc.constantFrom('turns' as const, 'harness' as const);
 const commands = [
-  fc.tuple(fc.oneof({ arbitrary: answering, weight: 3 }, { arbitrary: fc.constantFrom(...FAILING), weight: 1 }), fc.subarray(CLIENT_TOOLS), fc.constantFrom('text' as const, 'blank' as const, 'image' as const, 'system' as const)).map(
-    ([on, tools, content]) => new Turn(on, tools, content),
+  fc.tuple(fc.oneof({ arbitrary: answering, weight: 3 }, { arbitrary: fc.constantFrom(...FAILING), weight: 1 }), fc.subarray(CLIENT_TOOLS), fc.constantFrom('text' as const, 'blank' as const, 'image' as const, 'system' as const), door).map(
+    ([on, tools, content, through]) => new Turn(on, tools, content, through),
   ),
-  fc.constantFrom('text' as const, 'image' as const, 'error' as const).map((as) => new Answer(as)),
+  fc.tuple(fc.constantFrom('text' as const, 'image' as const, 'error' as const), door).map(([as, through]) => new Answer(as, through)),
   fc.tuple(fc.constantFrom('cancel' as const, 'interrupt' as const, 'steer' as const, 'enqueue' as const), answering).map(([how, on]) => new Cut(how, on)),
   fc.tuple(fc.constantFrom('regenerate' as const, 'edit' as const), fc.double({ min: 0, max: 0.999, noNaN: true }), answering).map(([how, pick, on]) => new Branch(how, pick, on)),
 ];

@@ -15,8 +15,9 @@
  *                        as vLLM does (Mistral's template)
  *   script/mistral       as script/calc, as Mistral's API: its call's id is nine letters and digits,
  *                        and it refuses any other id in a call or a result
- *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: its call
- *                        comes with a thought signature, and it refuses an earlier call without one
+ *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: two
+ *                        parallel calls, each whole and without an index, the first with a thought
+ *                        signature, finished as "stop"; it refuses an earlier call without a signature
  *   script/azure         answers "ok", and refuses `stream_options` as Azure OpenAI does
  *   script/reasoning     answers "ok", and refuses `max_tokens` and a temperature but 1 as OpenAI's
  *                        reasoning models do
@@ -256,9 +257,12 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       response.write(chunk({ content: `The result is ${String(body.messages.at(-1)?.content)}.` }));
       response.write(chunk({}, 'stop'));
     } else if (name === 'gemini') {
-      const call = { index: 0, id: 'function-call-1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } };
-      response.write(chunk({ tool_calls: [{ ...call, extra_content: { google: { thought_signature: 'CoMBAY89a1/signed' } } }] }));
-      response.write(chunk({}, 'tool_calls'));
+      // As Gemini streams parallel calls: each whole, with no index, the signature on the first
+      // alone, and the finish reason "stop".
+      const call = (id: string, expression: string) => ({ id, type: 'function', function: { name: 'calculator', arguments: JSON.stringify({ expression }) } });
+      response.write(chunk({ tool_calls: [{ ...call('function-call-15140648152055466079', '6*7'), extra_content: { google: { thought_signature: 'CoMBAY89a1/signed' } } }] }));
+      response.write(chunk({ tool_calls: [call('function-call-7310582273390427171', '2+3')] }));
+      response.write(chunk({}, 'stop'));
     } else if (name === 'mistral') {
       response.write(chunk({ tool_calls: [{ index: 0, id: 'D681PevKs', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] }));
       response.write(chunk({}, 'tool_calls'));

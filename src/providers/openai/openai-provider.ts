@@ -11,6 +11,7 @@ import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import type { ErrorPart } from '../upstream-errors';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import type { UpstreamTimeouts } from '../upstream-timer';
+import { callSlots } from './call-slots';
 import { chatChunkSchema, errorBodySchema, type ChatUsage } from './chunk-schema';
 import { convertMessages, convertTools } from './convert-messages';
 import { dialectOf, learnFrom, type ChatDialect } from './dialect';
@@ -77,7 +78,7 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
 function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let refused = false;
-  const slotOf = indexlessCalls();
+  const slotOf = callSlots();
   return ({ event, data }, parts) => {
     if (event === 'error') return upstreamError(data);
     if (data.trim() === '[DONE]') return refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
@@ -111,7 +112,7 @@ function chunkReader(fail: Fail): MessageReader {
       for (const call of delta?.tool_calls ?? []) {
         parts.push({
           type: 'tool-call-delta',
-          index: call.index ?? slotOf(call.id),
+          index: slotOf(call.index, call.id),
           ...(call.id ? { id: call.id } : {}),
           ...(call.function?.name ? { name: call.function.name } : {}),
           argumentsDelta: call.function?.arguments ?? '',
@@ -121,23 +122,6 @@ function chunkReader(fail: Fail): MessageReader {
       if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
     }
     return undefined;
-  };
-}
-
-/**
- * The slot of a tool call delta that comes without its index. Gemini's OpenAI-compatible endpoint
- * sends each call whole and without one, parallel calls too: a new id is a new call (taken as one
- * slot, both calls' arguments would run together), and a delta without an id (a signature alone)
- * belongs to the call before it.
- */
-function indexlessCalls(): (id: string | null | undefined) => number {
-  const slots = new Map<string, number>();
-  let last = 0;
-  return (id) => {
-    if (!id) return last;
-    let slot = slots.get(id);
-    if (slot === undefined) slots.set(id, (slot = slots.size));
-    return (last = slot);
   };
 }
 

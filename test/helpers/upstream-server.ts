@@ -29,6 +29,9 @@
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
  *   script/surrogate     (Anthropic) as script/calc, its expression ending in a lone surrogate's escape
  *   script/blank         (Anthropic) as script/calc, with a text block of "\n\n" before its tool_use
+ *   script/whole         (Anthropic) as script/calc, as some Anthropic-compatible servers and proxies
+ *                        stream it: each block whole at its start (the call's input, the answer's
+ *                        text), and no delta after
  *   script/pause         (Anthropic) stops with `pause_turn`, then finishes when called again with its
  *                        paused answer last
  *   script/overloaded    (Anthropic) a text delta, then an `overloaded_error` event: scripted, since no
@@ -90,7 +93,7 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
   return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
 }
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/blank', 'script/pause'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -330,6 +333,20 @@ function anthropicScript(name: string, body: ChatBody, afterTool: boolean, respo
       event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
       event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: name === 'surrogate' ? '"6*7\\ud800"}' : '"6*7"}' } });
       event('content_block_stop', { index: at });
+      event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
+    }
+    event('message_stop', {});
+  }
+  if (name === 'whole') {
+    event('message_start', { message: { usage: { input_tokens: 20, output_tokens: 1 } } });
+    if (afterTool) {
+      const result = (body.messages.at(-1)?.content as { type: string; content?: { text: string }[] }[]).find((b) => b.type === 'tool_result');
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: `The result is ${result?.content?.[0]?.text}.` } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_whole_1', name: 'calculator', input: { expression: '6*7' } } });
+      event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
     }
     event('message_stop', {});

@@ -44,6 +44,15 @@ describe('anthropic provider through the Worker', () => {
     expect(sent.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: '(empty)', cache_control: { type: 'ephemeral' } }] }]);
   });
 
+  it('takes a block a compatible server sends whole at its start, with no delta after: the call runs with its input, the answer is kept', async () => {
+    const id = newSessionId('an-whole');
+    const { of, stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/whole' });
+    expect(of('tool_call')).toEqual([{ toolCallId: 'toolu_whole_1', name: 'calculator', input: { expression: '6*7' } }]);
+    expect(of('tool_result')).toEqual([{ toolCallId: 'toolu_whole_1', content: '42' }]);
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('The result is 42.');
+    expect(stop.stopReason).toBe('end_turn');
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

@@ -26,6 +26,7 @@ const ANSWERING = [
   'anthropic:script/calc',
   'anthropic:script/surrogate',
   'anthropic:script/blank',
+  'anthropic:script/whole',
   'anthropic:script/pause',
   'openai:replay/openai/gpt-4o-text-usage',
   'openai:replay/openai/gpt-4o-single-tool-call-usage',

@@ -71,6 +71,8 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
 function eventReader(fail: Fail): MessageReader {
   let reported: AnthropicUsage = {};
   let stopReason: string | null | undefined;
+  // A call's whole input as its block started with it, taken if no piece of it is streamed after.
+  const startedWith = new Map<number, string>();
   return (message, parts) => {
     let parsed: ReturnType<typeof streamEventSchema.safeParse>;
     try {
@@ -87,10 +89,18 @@ function eventReader(fail: Fail): MessageReader {
         return undefined;
       case 'content_block_start': {
         const block = event.content_block;
+        // The Messages API starts each block empty and streams what it holds. Some compatible servers
+        // and proxies send a block whole at its start instead, and no delta after: taken as it came.
         if (block.type === 'tool_use') {
           parts.push({ type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
+          if (isObject(block.input) && Object.keys(block.input).length > 0) startedWith.set(event.index, JSON.stringify(block.input));
         } else if (block.type === 'redacted_thinking' && block.data) {
           parts.push({ type: 'redacted-thinking', data: block.data });
+        } else if (block.type === 'text' && block.text) {
+          parts.push({ type: 'text-delta', delta: block.text });
+        } else if (block.type === 'thinking') {
+          if (block.thinking) parts.push({ type: 'thinking-delta', delta: block.thinking });
+          if (block.signature) parts.push({ type: 'thinking-signature', signature: block.signature });
         }
         return undefined;
       }
@@ -100,13 +110,20 @@ function eventReader(fail: Fail): MessageReader {
         else if (delta.type === 'thinking_delta' && delta.thinking) parts.push({ type: 'thinking-delta', delta: delta.thinking });
         else if (delta.type === 'signature_delta' && delta.signature) parts.push({ type: 'thinking-signature', signature: delta.signature });
         else if (delta.type === 'input_json_delta' && delta.partial_json) {
+          startedWith.delete(event.index); // the streamed input is the whole of it
           parts.push({ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json });
         }
         return undefined;
       }
-      case 'content_block_stop':
+      case 'content_block_stop': {
+        const input = startedWith.get(event.index);
+        if (input !== undefined) {
+          startedWith.delete(event.index);
+          parts.push({ type: 'tool-call-delta', index: event.index, argumentsDelta: input });
+        }
         parts.push({ type: 'block-end' });
         return undefined;
+      }
       case 'message_delta':
         stopReason = event.delta.stop_reason ?? stopReason;
         reported = { ...reported, ...withoutNulls(event.usage) };
@@ -126,6 +143,10 @@ function eventReader(fail: Fail): MessageReader {
       }
     }
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Anthropic counts cache reads and writes apart from `input_tokens`; ours include them. */

@@ -13,7 +13,17 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('content_block_start'),
     index: z.number(),
-    content_block: z.looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), data: z.string().optional() }),
+    content_block: z.looseObject({
+      type: z.string(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      data: z.string().optional(),
+      // What a block starts with: empty from the Messages API, whole from some compatible servers.
+      text: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+      input: z.unknown().optional(),
+    }),
   }),
   z.object({
     type: z.literal('content_block_delta'),

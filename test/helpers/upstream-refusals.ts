@@ -27,6 +27,8 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
   const calls = body.messages.flatMap((message) => (message as { tool_calls?: { id: string; extra_content?: { google?: { thought_signature?: unknown } } }[] }).tool_calls ?? []);
   switch (name) {
     case 'mistral': {
+      const silent = body.messages.some((message) => message.role === 'assistant' && !message.content && !(message as { tool_calls?: unknown[] }).tool_calls?.length);
+      if (silent) return error('Assistant message must have either content or tool_calls, but not none.', 'invalid_request_message_order');
       // Tool call ids of nine letters and digits, in calls and results alike.
       const results = body.messages.flatMap((message) => {
         const result = (message as { tool_call_id?: string }).tool_call_id;

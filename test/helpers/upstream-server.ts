@@ -14,7 +14,10 @@
  *                        assistant in turn (tool calls and results unread), and refuses anything else
  *                        as vLLM does (Mistral's template)
  *   script/mistral       as script/calc, as Mistral's API: its call's id is nine letters and digits,
- *                        and it refuses any other id in a call or a result
+ *                        and it refuses any other id in a call or a result, and an assistant message
+ *                        with neither content nor tool calls
+ *   script/think         a reasoning model that spends its whole output thinking: reasoning, then the
+ *                        finish reason "length", with no answer
  *   script/gemini        as script/calc, as Gemini 3 through its OpenAI-compatible endpoint: two
  *                        parallel calls, each whole and without an index, the first with a thought
  *                        signature, finished as "stop"; it refuses an earlier call without a signature
@@ -79,6 +82,7 @@ export const SCRIPTED_MODELS = [
   'script/gemini',
   'script/azure',
   'script/reasoning',
+  'script/think',
   'script/slow',
   'script/echo',
   'script/overflow',
@@ -279,6 +283,9 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
       response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '"6*7"}' } }] }));
       response.write(chunk({}, 'tool_calls'));
     }
+  } else if (name === 'think') {
+    response.write(chunk({ reasoning_content: 'The user wants an answer. Let me weigh every way to give one, at length' }));
+    response.write(chunk({}, 'length'));
   } else if (name === 'slow') {
     for (let index = 0; index < 10; index++) {
       if (response.destroyed) return;

@@ -133,6 +133,17 @@ describe('openai provider through the Worker', () => {
     expect(sent.at(-2).messages[4]).toEqual({ role: 'assistant', content: NO_ANSWER });
   });
 
+  it('leaves out an answer that was all thinking, which Mistral refuses as saying nothing: the session goes on', async () => {
+    const id = newSessionId('oa-silent');
+    // A reasoning model that spent its whole output thinking: the turn stops at the limit, no answer.
+    const thought = await streamTurn(id, { messages: [user(`think ${id}`)], model: 'openai:script/think' });
+    expect(thought.stop.stopReason).toBe('max_tokens');
+    expect((await history(id)).at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'thinking' }] });
+    expect((await streamTurn(id, { messages: [user('and now?')], model: 'openai:script/mistral' })).stop.stopReason).toBe('end_turn');
+    const [first] = (await sentWith(id)).filter((body) => body.model === 'script/mistral');
+    expect(first.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'user']);
+  });
+
   it('sends Mistral tool call ids of nine letters and digits once it asks, the same for a call and its result', async () => {
     const id = newSessionId('oa-mistral');
     // Another model's call first: its id, call_calc_1, is one Mistral refuses.

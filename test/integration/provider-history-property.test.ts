@@ -44,6 +44,7 @@ const ANSWERING = [
   'openai:script/gemini',
   'openai:script/azure',
   'openai:script/reasoning',
+  'openai:script/think',
   // A 3,000-token window: a long history is compacted, its summary made by this model.
   'openai:script/echo',
 ];

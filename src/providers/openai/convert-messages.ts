@@ -63,6 +63,9 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
               ]
             : [],
         );
+        // An answer with neither text nor calls (a model that spent its output thinking) says nothing,
+        // and servers refuse it ("Assistant message must have either content or tool_calls"): left out.
+        if (text === '' && calls.length === 0) break;
         const reasoning = reasoningBack ? { reasoning_content: blocks.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
         out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls, ...reasoning } : { role: 'assistant', content: text, ...reasoning });
         break;

@@ -30,9 +30,14 @@ export type OpenBody = () => Promise<ReadableStream<Uint8Array> | ErrorPart>;
 /**
  * What a provider makes of one SSE message of its stream: its parts, pushed onto the batch of the
  * read that brought it; and, when the stream ends with this message (its finish, or an error), that
- * last part, returned (`partBatches` adds it and stops).
+ * last part, returned (`partBatches` adds it and stops). `cut`, where a provider has one: the last
+ * part when the body ends or breaks before the message that ends the stream, but after the provider
+ * said how its answer finished (a server that never sends its `[DONE]`); undefined when the answer
+ * was cut short.
  */
-export type MessageReader = (message: SseMessage, parts: ModelStreamPart[]) => ModelStreamPart | undefined;
+export type MessageReader = ((message: SseMessage, parts: ModelStreamPart[]) => ModelStreamPart | undefined) & {
+  cut?: (parts: ModelStreamPart[]) => ModelStreamPart | undefined;
+};
 
 /**
  * A provider's whole stream over HTTP: `send` the request under the timeouts, then read its body's
@@ -63,7 +68,9 @@ export async function* partBatches(open: OpenBody, timer: UpstreamTimer, fail: F
   let finished = false;
   for await (const batch of sseBatches(open, timer, fail, provider, awaited, () => finished)) {
     if (isErrorPart(batch)) {
-      yield [batch];
+      const parts: ModelStreamPart[] = [];
+      const last = batch.code === 'upstream_cut' ? read.cut?.(parts) : undefined;
+      yield [...parts, last ?? batch];
       return;
     }
     const parts: ModelStreamPart[] = [];

@@ -22,6 +22,8 @@
  *                        parallel calls, each whole and without an index, the first with a thought
  *                        signature, finished as "stop"; it refuses an earlier call without a signature
  *   script/azure         answers "ok", and refuses `stream_options` as Azure OpenAI does
+ *   script/nodone        answers "ok" with its finish reason and usage, and ends its body without
+ *                        `data: [DONE]`, as some servers do (llama.cpp's forks, text-generation-webui)
  *   script/reasoning     answers "ok", and refuses `max_tokens` and a temperature but 1 as OpenAI's
  *                        reasoning models do
  *   script/slow          streams ten text chunks 150 ms apart
@@ -81,6 +83,7 @@ export const SCRIPTED_MODELS = [
   'script/mistral',
   'script/gemini',
   'script/azure',
+  'script/nodone',
   'script/reasoning',
   'script/think',
   'script/slow',
@@ -228,6 +231,13 @@ async function script(name: string, body: ChatBody, afterTool: boolean, response
   if (refusal) {
     response.writeHead(400, { 'content-type': 'application/json' });
     response.end(JSON.stringify(refusal));
+    return;
+  }
+  if (name === 'nodone') {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(chunk({ content: 'ok' }));
+    response.write(chunk({}, 'stop'));
+    response.end(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 1 } })}\n\n`);
     return;
   }
   if (name === 'strict' || name === 'azure' || name === 'reasoning') {

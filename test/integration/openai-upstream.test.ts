@@ -257,6 +257,14 @@ describe('openai provider through the Worker', () => {
     expect(stop.stopReason).toBe(stopReason);
   });
 
+  it('takes an answer whose server ends its body after the finish reason, without data: [DONE]', async () => {
+    const id = newSessionId('oa-nodone');
+    const { of, stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], model: 'openai:script/nodone' });
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('ok');
+    expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 1 } });
+    expect((await history(id)).at(-1)).toMatchObject({ role: 'assistant', content: 'ok' });
+  });
+
   it.each([
     ['an HTTP error', 'openai:status/500', 'upstream_error'],
     ['a rate limit', 'openai:status/429', 'upstream_error'],

@@ -79,7 +79,7 @@ function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let refused = false;
   const slotOf = callSlots();
-  return ({ event, data }, parts) => {
+  const read: MessageReader = ({ event, data }, parts) => {
     if (event === 'error') return upstreamError(data);
     if (data.trim() === '[DONE]') return refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
     let json: unknown;
@@ -123,6 +123,10 @@ function chunkReader(fail: Fail): MessageReader {
     }
     return undefined;
   };
+  // Some servers (llama.cpp's forks, text-generation-webui) end the body after the finish reason,
+  // without `data: [DONE]`: the answer is whole. Without a finish reason it was cut short.
+  read.cut = () => (finish && refused ? { type: 'finish', reason: 'refusal' } : finish);
+  return read;
 }
 
 function upstreamError(data: string): ErrorPart {

@@ -26,6 +26,8 @@ export type ModelCallOptions = {
   system: string;
   messages: HistoryMessage[];
   tools: ToolSpec[];
+  /** `none`: the tools go for the history's sake; the model may not call them (`ModelRequest`). */
+  toolChoice?: 'none';
   signal: AbortSignal;
   emit: Emit;
   newId: (prefix: string) => string;
@@ -58,7 +60,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     callId,
     step: options.step,
     model: handle.id,
-    toolsOffered: options.tools.length > 0,
+    toolsOffered: options.tools.length > 0 && options.toolChoice !== 'none',
     estimatedInputTokens: options.estimatedInputTokens,
     at: startedAt,
   });
@@ -72,6 +74,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     system: options.system,
     messages: (earlier?.dropped && withoutEarlierParts(options.messages)) || options.messages,
     tools: options.tools,
+    ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
     signal: options.signal,
     ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
     ...options.sampling,

@@ -146,19 +146,20 @@ class Turn {
   /** One model call and its tools; returns the turn's outcome when the turn ends here. */
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
     const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
-    const tools = offerTools ? this.toolSpecs() : [];
+    // Past the tool rounds the tools still go, uncallable: a history of calls needs them (`ModelRequest`).
+    const tools = this.toolSpecs();
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
     const quota = this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);
     const prompt = await this.context.fit(system, tools);
     if (this.deps.signal.aborted) return this.cancelled();
     if (!prompt) return this.contextFull();
-    let result = await this.callModel(step, system, tools, prompt);
+    let result = await this.callModel(step, system, tools, prompt, offerTools);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
       await this.context.compactHarder(system, tools);
       if (this.deps.signal.aborted) return this.cancelled();
-      result = await this.callModel(step, system, tools, this.context.prepare(system, tools));
+      result = await this.callModel(step, system, tools, this.context.prepare(system, tools), offerTools);
       if (!result.ok && result.error.code === 'context_overflow') return this.contextFull();
     }
     if (!result.ok) {
@@ -190,13 +191,14 @@ class Turn {
     return this.handleToolCalls(calls);
   }
 
-  private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt) {
+  private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean) {
     const { messages, estimatedTokens: estimatedInputTokens } = prompt;
     const result = await callModel({
       handle: this.deps.model,
       system,
       messages,
       tools,
+      ...(offerTools ? {} : { toolChoice: 'none' as const }),
       signal: this.deps.signal,
       emit: this.emit,
       newId: this.deps.newId,

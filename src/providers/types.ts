@@ -24,6 +24,12 @@ export type ModelRequest = {
   system: string;
   messages: HistoryMessage[];
   tools: ToolSpec[];
+  /**
+   * `none`: the tools are there for the history's sake, and the model may not call them (a turn's
+   * last call, past its tool rounds). The Messages API refuses a history of tool calls without tools
+   * ("Requests which include `tool_use` or `tool_result` blocks must define tools").
+   */
+  toolChoice?: 'none';
   signal: AbortSignal;
   /** What the call is for (an answer when unset): a provider reads this, never the prompt's words. */
   purpose?: ModelPurpose;

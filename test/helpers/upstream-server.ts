@@ -32,6 +32,8 @@
  *                        and summarises when asked to (the summary prompt)
  *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
+ *   script/loop          (Anthropic) calls `calculator` again after every result, unless the request
+ *                        says it may not (`tool_choice: {type: "none"}`): then it answers
  *   script/surrogate     (Anthropic) as script/calc, its expression ending in a lone surrogate's escape
  *   script/blank         (Anthropic) as script/calc, with a text block of "\n\n" before its tool_use
  *   script/whole         (Anthropic) as script/calc, as some Anthropic-compatible servers and proxies
@@ -43,7 +45,7 @@
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Like the real Messages API, the Anthropic stand-in refuses (`400 invalid_request_error`) a body
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
- * request without messages, a text block that is empty, a message whose text is all whitespace, a
+ * request without messages, a history of tool calls without tools, a text block that is empty, a message whose text is all whitespace, a
  * final assistant message that ends in whitespace, and thinking whose signature another model made
  * (the model a replayed recording names; `anthropicRefusal`).
  * Both refuse, in their words, tool calls and results that do not pair: calls not answered in the
@@ -100,7 +102,7 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
   return Math.ceil((chars + JSON.stringify(body.tools ?? []).length) / 4);
 }
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/loop', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {
@@ -350,6 +352,21 @@ function anthropicScript(name: string, body: ChatBody, afterTool: boolean, respo
       event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: '{"expression": ' } });
       event('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: name === 'surrogate' ? '"6*7\\ud800"}' : '"6*7"}' } });
       event('content_block_stop', { index: at });
+      event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
+    }
+    event('message_stop', {});
+  }
+  if (name === 'loop') {
+    event('message_start', { message: { usage: { input_tokens: 20, output_tokens: 1 } } });
+    if ((body as { tool_choice?: { type?: string } }).tool_choice?.type === 'none') {
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'The calculator kept answering; here is what it said.' } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_loop_${body.messages.length}`, name: 'calculator', input: {} } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"expression":"1+1"}' } });
+      event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 12 } });
     }
     event('message_stop', {});

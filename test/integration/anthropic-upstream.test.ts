@@ -53,6 +53,17 @@ describe('anthropic provider through the Worker', () => {
     expect(stop.stopReason).toBe('end_turn');
   });
 
+  it('ends a turn past its tool rounds with an answer: the last call names the tools, which the history of calls needs, and forbids them', async () => {
+    const id = newSessionId('an-loop');
+    const { of, stop } = await streamTurn(id, { messages: [user(`keep adding ${id}`)], model: 'anthropic:script/loop' });
+    expect(of('tool_result')).toHaveLength(3); // MAX_ITERATIONS is 3 in the tests
+    expect(stop).toMatchObject({ stopReason: 'end_turn', maxIterationsReached: true });
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('The calculator kept answering; here is what it said.');
+    const sent = await sentWith(id);
+    expect(sent.map((body) => body.tool_choice ?? null)).toEqual([null, null, null, { type: 'none' }]);
+    expect(sent.at(-1).tools.map((tool: any) => tool.name)).toContain('calculator');
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

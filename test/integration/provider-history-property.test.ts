@@ -24,6 +24,7 @@ const ANSWERING = [
   'anthropic:replay/anthropic/claude-sonnet-4-5-redacted-thinking',
   'anthropic:replay/anthropic/claude-fable-5-1-refusal',
   'anthropic:script/calc',
+  'anthropic:script/loop',
   'anthropic:script/surrogate',
   'anthropic:script/blank',
   'anthropic:script/whole',

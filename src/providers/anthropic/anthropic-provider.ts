@@ -44,6 +44,7 @@ export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicP
   const system = convertSystem(request.system, request.messages);
   if (system) body.system = system;
   if (request.tools.length > 0) body.tools = convertTools(request.tools);
+  if (request.tools.length > 0 && request.toolChoice === 'none') body.tool_choice = { type: 'none' };
   // Thinking needs room below the output limit, and takes no temperature of the caller's.
   const thinking = options.thinkingBudget > 0 && options.thinkingBudget < (body.max_tokens as number);
   if (thinking) body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };

@@ -17,7 +17,7 @@ export function createDemoProvider(): ModelProvider {
 }
 
 function* demoParts(request: ModelRequest): Generator<ModelStreamPart> {
-  const offered = new Set(request.tools.map((tool) => tool.name));
+  const offered = new Set(request.toolChoice === 'none' ? [] : request.tools.map((tool) => tool.name));
   const plan = planFor(request, offered);
   const inputChars = request.system.length + JSON.stringify(request.messages).length;
   let outputChars = 0;

@@ -28,7 +28,7 @@ export function buildInputs(request: ModelRequest, maxTokens: number): Record<st
   // Workers AI models take text content only: blocks are flattened, images named.
   const messages = convertMessages(request.system, request.messages.map(flattenContent));
   const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: request.maxTokens ?? maxTokens };
-  if (request.tools.length > 0) inputs.tools = convertTools(request.tools);
+  if (request.tools.length > 0 && request.toolChoice !== 'none') inputs.tools = convertTools(request.tools);
   if (request.temperature !== undefined) inputs.temperature = request.temperature;
   return inputs;
 }

@@ -36,7 +36,7 @@ export type OpenBody = () => Promise<ReadableStream<Uint8Array> | ErrorPart>;
  * was cut short.
  */
 export type MessageReader = ((message: SseMessage, parts: ModelStreamPart[]) => ModelStreamPart | undefined) & {
-  cut?: (parts: ModelStreamPart[]) => ModelStreamPart | undefined;
+  cut?: () => ModelStreamPart | undefined;
 };
 
 /**
@@ -68,9 +68,7 @@ export async function* partBatches(open: OpenBody, timer: UpstreamTimer, fail: F
   let finished = false;
   for await (const batch of sseBatches(open, timer, fail, provider, awaited, () => finished)) {
     if (isErrorPart(batch)) {
-      const parts: ModelStreamPart[] = [];
-      const last = batch.code === 'upstream_cut' ? read.cut?.(parts) : undefined;
-      yield [...parts, last ?? batch];
+      yield [(batch.code === 'upstream_cut' && read.cut?.()) || batch];
       return;
     }
     const parts: ModelStreamPart[] = [];

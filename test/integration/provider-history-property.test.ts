@@ -6,9 +6,10 @@
  * upstream errors, strict chat templates, Mistral's ids, Gemini's signatures...), with client tools
  * offered or not, answered with text, an image or an error, images and system messages sent, slow
  * turns cancelled, interrupted, steered or queued behind, user messages answered again or edited,
- * through the turns API and the Harness door alike. The stand-in refuses, in each real API's words, what the
- * real one refuses (calls and results that do not pair, blank text, another model's signatures, long
- * ids, bad names), so a turn on a model that answers must end as the model ended it, never in an error.
+ * through the turns API and the Harness door alike. The stand-in refuses, in each real API's words,
+ * what the real one refuses (calls and results that do not pair, blank text, another model's
+ * signatures, long ids, bad names, tool calls without tools), so a turn on a model that answers must
+ * end as the model ended it, never in an error.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +46,7 @@ const ANSWERING = [
   'openai:script/gemini',
   'openai:script/azure',
   'openai:script/reasoning',
+  'openai:script/nodone',
   'openai:script/think',
   // A 3,000-token window: a long history is compacted, its summary made by this model.
   'openai:script/echo',

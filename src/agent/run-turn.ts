@@ -147,7 +147,7 @@ class Turn {
   private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
     const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
     // Past the tool rounds the tools still go, uncallable: a history of calls needs them (`ModelRequest`).
-    const tools = this.toolSpecs();
+    const tools = toolSpecs(this.deps.tools, this.input.clientTools);
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
     const quota = this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);
@@ -276,10 +276,6 @@ class Turn {
       timeoutMs: this.deps.toolTimeoutMs,
       ...(this.deps.toolConcurrency !== undefined ? { concurrency: this.deps.toolConcurrency } : {}),
     });
-  }
-
-  private toolSpecs(): ToolSpec[] {
-    return toolSpecs(this.deps.tools, this.input.clientTools);
   }
 
   /** Every call still open gets an error result, so the history never holds an unanswered call. */

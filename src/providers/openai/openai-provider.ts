@@ -80,6 +80,7 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
 function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let refused = false;
+  let counted = false;
   const slotOf = callSlots();
   const read: MessageReader = ({ event, data }, parts) => {
     if (event === 'error') return upstreamError(data);
@@ -101,7 +102,10 @@ function chunkReader(fail: Fail): MessageReader {
       console.error('openai: error in chunk', chunk.error);
       if (!finish) return fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
     }
-    if (chunk.usage) parts.push({ type: 'usage', usage: mapUsage(chunk.usage) });
+    if (chunk.usage) {
+      counted = true;
+      parts.push({ type: 'usage', usage: mapUsage(chunk.usage) });
+    }
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta;
       if (delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: delta.reasoning_content });
@@ -125,9 +129,10 @@ function chunkReader(fail: Fail): MessageReader {
     }
     return undefined;
   };
-  // Some servers (llama.cpp's forks, text-generation-webui) end the body after the finish reason,
-  // without `data: [DONE]`: the answer is whole. Without a finish reason it was cut short.
-  read.cut = () => (finish && refused ? { type: 'finish', reason: 'refusal' } : finish);
+  // Some servers (llama.cpp's forks, text-generation-webui) end the body after the finish reason and
+  // the usage, without `data: [DONE]`: the answer is whole. Without either it was cut short (a call
+  // whose usage never came would go uncounted).
+  read.cut = () => (finish && counted ? (refused ? { type: 'finish', reason: 'refusal' } : finish) : undefined);
   return read;
 }
 

@@ -13,11 +13,11 @@
  * So a call the provider refused is sent once more with the images of messages before the last user
  * message replaced by a line that says so, and their thinking left out (`model-call.ts`); the turn's
  * later calls leave them out at once, and so do later turns (the session keeps where they began,
- * `session/turn-input.ts`), so that a session pays one refused request for them, not one a turn. What comes from the last user message on stays (the input in
- * progress, what its tool calls returned, and the thinking of the turn's own calls, which the API
- * requires while it thinks): a bad image the user just sent is theirs to hear about, and once they
- * send another message, it is an earlier one. The history keeps every part as it came
- * (docs/decisions.md, 36).
+ * `session/turn-input.ts`), so that a session pays one refused request for them, not one a turn.
+ * What comes from the last user message on stays (the input in progress, what its tool calls
+ * returned, and the thinking of the turn's own calls, which the API requires while it thinks): a
+ * bad image the user just sent is theirs to hear about, and once they send another message, it is
+ * an earlier one. The history keeps every part as it came (docs/decisions.md, 36).
  */
 import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock } from '../api/content';
 

@@ -14,7 +14,8 @@ import { turnRequestSchema, type InputMessage, type TurnRequest } from './turn-r
 export function turnRequestOf(body: HarnessRequest): TurnRequest {
   const messages: InputMessage[] = [];
   for (const { confirmed, toolCall, rules } of body.confirmResults ?? []) {
-    const kept = rules && rules.length > 0 ? { rules } : {};
+    // An empty list is kept as sent, so that the echo (USER_CONFIRM_RESULT) says what the client said.
+    const kept = rules ? { rules } : {};
     messages.push(
       confirmed
         ? { role: 'tool_permission', toolCallId: toolCall.id, granted: true, input: toolCall.input, ...kept }

@@ -258,6 +258,14 @@ describe('POST /harness/chat', () => {
     expect(of(askTime, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls.map((c: Event) => c.name)).toEqual(['current_time']);
   });
 
+  it('echoes a confirmation’s rules as they came: an empty list as an empty list, none as null', async () => {
+    const sessionId = newSessionId('harness');
+    const asked = await chat({ sessionId, userId: 'local', input: 'remember buy milk; remember buy tea' });
+    const [first, second] = of(asked, 'REQUIRE_USER_CONFIRM')[0]!.toolCalls;
+    const confirmed = await chat({ sessionId, userId: 'local', confirmResults: [{ confirmed: true, toolCall: first, rules: [] }, { confirmed: false, toolCall: second, rules: null }] });
+    expect(of(confirmed, 'USER_CONFIRM_RESULT')[0]!.confirmResults.map((result: Event) => result.rules)).toEqual([[], null]);
+  });
+
   it('refuses a rule that is not one, with the session unchanged', async () => {
     const sessionId = newSessionId('harness');
     const asked = await chat({ sessionId, userId: 'local', input: 'remember x' });

@@ -36,6 +36,8 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
   const dev = spawn(...command, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    // No ask for the `Request.cf` object, which nothing here reads (as `npm start`, scripts/start.mjs).
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: 'false', ...process.env },
     ...(cwd ? { cwd } : {}),
   });
   // wrangler's own output, kept for when something fails.
@@ -49,8 +51,8 @@ export async function startDevServer({ config, cwd, vars = {}, extraArgs = [], i
   };
   process.on('exit', stop);
 
-  // wrangler dev may restart its runtime once just after it first answers (it retries the `cf` object
-  // it cannot fetch offline): wait for its "Ready" line and a quiet moment before using it.
+  // wrangler dev may restart its runtime once just after it first answers (its custom build runs a
+  // second time once its file watcher is ready): wait for its "Ready" line and a quiet moment.
   for (;;) {
     try {
       if (log.includes('Ready on') && (await fetch(`${base}/healthz`)).status < 500) break;

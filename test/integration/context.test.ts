@@ -1,8 +1,9 @@
 /**
  * Context that never overflows: against a stand-in with a 3,000-token window, a long session never
  * sends a prompt over it, compacts by summary calls that are stored, keeps every tool call paired and
- * every original message; an overflow answer brings one harder compaction, then max_tokens; a huge
- * tool result is stored whole and sent shortened.
+ * every original message; an overflow answer brings one harder compaction, then max_tokens; a
+ * message larger than the window is summarised shortened; a huge tool result is stored whole and
+ * sent shortened.
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
@@ -50,6 +51,22 @@ describe('context management', () => {
     // The two tries at the answer, and the summary call between them.
     expect(overflowCalls).toHaveLength(3);
     expect(isSummaryCall(overflowCalls[1])).toBe(true);
+  });
+
+  it('goes on after a message larger than the window: its turn stops context_full, the next summarises it shortened', async () => {
+    const id = newSessionId('pasted');
+    const pasted = `${id} ${'lorem ipsum dolor sit amet '.repeat(800)}the end`; // about 5,400 tokens
+    expect(await jsonTurn(id, { messages: [user(pasted)], model: 'openai:script/echo' })).toMatchObject({ stopReason: 'max_tokens', error: { code: 'context_full' } });
+    // Once it is an earlier message, the summary is made of its beginning and its end.
+    const next = await jsonTurn(id, { messages: [user(`${id} and now?`)], model: 'openai:script/echo' });
+    expect(next.stopReason).toBe('end_turn');
+    expect(next.compacted).toHaveLength(1);
+    const summary = (await sentWith(id)).find(isSummaryCall)!;
+    expect(summary.promptTokens).toBeLessThanOrEqual(WINDOW);
+    expect(summary.messages[1].content).toMatch(new RegExp(`^user: ${id} lorem ipsum .* \\[… \\d+ characters left out …\\] .*the end$`, 's'));
+    expect((await jsonTurn(id, { messages: [user(`${id} again`)], model: 'openai:script/echo' })).stopReason).toBe('end_turn');
+    // The history keeps the message whole.
+    expect((await history(id)).find((m) => m.role === 'user')?.content).toBe(pasted);
   });
 
   it('stores a huge tool result whole and sends it to the model shortened', async () => {

@@ -3,6 +3,9 @@
  * previous summary) is summarised by the model in a side call, and the prompt becomes system +
  * summary + the recent messages. The cut falls only where a user message begins, so a tool call is
  * never separated from its result; a new summary folds in the previous one (a summary of summaries).
+ * The transcript the summary is made from fits the model's budget: a message longer than the window
+ * (a pasted document) is sent as its beginning and its end, or it would fail every summary, and so
+ * every later turn of its session.
  */
 import type { HistoryMessage, UserMessage } from '../../api/content';
 import type { ModelHandle } from '../../providers/types';
@@ -48,16 +51,41 @@ export function chooseCut(messages: HistoryMessage[], keepTokens: number): numbe
   return cut;
 }
 
-export function transcript(previous: Summary | undefined, messages: HistoryMessage[]): string {
+/** The transcript of what a summary covers, within `maxChars`: the longest lines shortened first. */
+export function transcript(previous: Summary | undefined, messages: HistoryMessage[], maxChars = Infinity): string {
   const lines: string[] = [];
   if (previous) lines.push(`Summary so far (${previous.messages} messages):\n${previous.text}\n`);
   for (const message of messages) lines.push(`${message.role}: ${render(message)}`);
-  return lines.join('\n');
+  const cap = lineCap(lines.map((line) => line.length), maxChars - lines.length);
+  return lines.map((line) => (line.length > cap ? shortened(line, cap) : line)).join('\n');
 }
 
-/** The side call: the model asked for a summary of the transcript. */
-export function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal): Promise<SideCallResult> {
-  return sideCall(handle, 'summary', SUMMARY_SYSTEM_PROMPT, transcript(previous, messages), signal);
+/** The longest a line may be so that all fit in `chars`: every line shorter stays whole. */
+function lineCap(lengths: number[], chars: number): number {
+  if (lengths.reduce((sum, length) => sum + length, 0) <= chars) return Infinity;
+  let low = 0;
+  let high = lengths.reduce((longest, length) => Math.max(longest, length), 0);
+  while (low < high) {
+    const cap = Math.ceil((low + high) / 2);
+    if (lengths.reduce((sum, length) => sum + Math.min(length, cap + LEFT_OUT_MARK), 0) <= chars) low = cap;
+    else high = cap - 1;
+  }
+  return Math.max(low, 200);
+}
+
+/** Room for the mark a shortened line carries. */
+const LEFT_OUT_MARK = 40;
+
+/** A line's beginning and end, with what lies between told by its length. */
+function shortened(line: string, cap: number): string {
+  const head = Math.ceil((cap * 2) / 3);
+  const tail = cap - head;
+  return `${line.slice(0, head)} [… ${line.length - cap} characters left out …] ${line.slice(line.length - tail)}`;
+}
+
+/** The side call: the model asked for a summary of the transcript, within `maxChars`. */
+export function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal, maxChars?: number): Promise<SideCallResult> {
+  return sideCall(handle, 'summary', SUMMARY_SYSTEM_PROMPT, transcript(previous, messages, maxChars), signal);
 }
 
 function render(message: HistoryMessage): string {

@@ -7,10 +7,10 @@ import type { HistoryMessage } from '../../api/content';
 import type { ModelHandle, ToolSpec } from '../../providers/types';
 import type { Emit } from '../events';
 import type { Usage } from '../usage';
-import { chooseCut, summarize, summaryMessage, type Summary } from './compaction';
+import { chooseCut, summarize, summaryMessage, SUMMARY_SYSTEM_PROMPT, type Summary } from './compaction';
 import { contextBudget, type ContextBudget, type ContextSettings } from './context-window';
 import { shortenToolResults } from './shorten-tool-results';
-import { estimateTokens, recalibrate } from './token-estimate';
+import { charsIn, estimateTokens, recalibrate } from './token-estimate';
 
 export type ContextOptions = {
   model: ModelHandle;
@@ -89,7 +89,9 @@ export class ContextManager {
     const cut = chooseCut(this.messages, keepTokens / this.currentCalibration);
     if (cut <= 0) return;
     const tokensBefore = this.estimate(system, tools);
-    const result = await summarize(this.options.model, this.summary, this.messages.slice(0, cut), this.options.signal);
+    // The transcript within the budget, less the instructions: a message longer than the window is shortened.
+    const maxChars = charsIn(this.budget.limit / this.currentCalibration) - SUMMARY_SYSTEM_PROMPT.length;
+    const result = await summarize(this.options.model, this.summary, this.messages.slice(0, cut), this.options.signal, maxChars);
     this.options.onSummaryCall(result.usage);
     if (!result.ok) {
       console.error('compaction failed', result.error);

@@ -29,6 +29,11 @@ function schemaChars(parameters: Record<string, unknown>): number {
   return chars;
 }
 
+/** About how many characters fit in this many tokens, by the same reckoning. */
+export function charsIn(tokens: number): number {
+  return Math.floor(tokens * CHARS_PER_TOKEN);
+}
+
 export function estimateMessageTokens(message: HistoryMessage): number {
   return Math.ceil(contentChars(message) / CHARS_PER_TOKEN) + PER_MESSAGE;
 }

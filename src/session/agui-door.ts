@@ -7,10 +7,13 @@
  * - resume entries that answer a call waiting for the user's permission (`resolved` with
  *   `{approved, reason?}`; `cancelled` is a denial).
  * What the agent said (assistant and reasoning messages) is never read back: the session holds it.
+ * A run that brings nothing new while the thread's last message is the user's, unanswered (its turn
+ * failed), answers that message again: a client's retry after `RUN_ERROR` sends the same messages.
  * Pure: it reads the state it is given. The request it makes is checked like any turn's.
  */
 import { permissionPayloadSchema, type AguiContent, type RunAgentInput } from '../api/agui-request';
 import type { ImageBlock, TextBlock } from '../api/content';
+import { messageId } from '../api/message-ids';
 import type { PendingToolCall } from '../agent/events';
 import { turnRequestSchema, type InputMessage, type TurnRequest } from '../api/turn-request';
 import { ApiError, invalidRequest } from '../lib/errors';
@@ -27,7 +30,9 @@ export function aguiRun(input: RunAgentInput, { meta, history, side }: SessionSt
   let newIds: string[] = [];
   return {
     request: () => {
-      const turn = aguiTurn(input, meta.exists() ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids));
+      const leaf = meta.exists() ? history.branches.activeLeaf() : null;
+      const unanswered = leaf !== null && history.messageAt(leaf)?.message.role === 'user' ? messageId(leaf) : undefined;
+      const turn = aguiTurn(input, meta.exists() ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids), unanswered);
       newIds = turn.newIds;
       return turn.request;
     },
@@ -35,7 +40,8 @@ export function aguiRun(input: RunAgentInput, { meta, history, side }: SessionSt
   };
 }
 
-export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen: (ids: string[]) => Set<string>): AguiTurn {
+/** `unanswered`: the id of the thread's last message when it is the user's and unanswered. */
+export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen: (ids: string[]) => Set<string>, unanswered?: string): AguiTurn {
   const known = seen(input.messages.map((message) => message.id));
   const waiting = new Map(pending.map((call) => [call.toolCallId, call]));
   const messages: InputMessage[] = [];
@@ -83,7 +89,7 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
       ...(payload.data.reason ? { reason: payload.data.reason } : {}),
     });
   }
-  if (messages.length === 0) {
+  if (messages.length === 0 && unanswered === undefined) {
     throw new ApiError(400, 'nothing_to_run', 'The run brings no message this thread has not seen, and no answer to a call it waits for.');
   }
 
@@ -94,7 +100,8 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
   }));
   // The same checks as any turn's body: sizes, names, schemas. `delta` is the mode the turn is
   // followed in afterwards (GET .../events); this run's own stream is AG-UI's.
-  const parsed = turnRequestSchema.safeParse({ messages, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
+  const again = messages.length === 0 ? { parentId: unanswered } : {};
+  const parsed = turnRequestSchema.safeParse({ messages, ...again, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
   if (!parsed.success) throw invalidRequest('The run', parsed.error.issues);
   return { request: parsed.data, newIds };
 }

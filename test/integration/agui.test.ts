@@ -198,6 +198,22 @@ describe('POST /ag-ui', () => {
     expect(all.at(-1)).toEqual({ type: 'RUN_ERROR', message: expect.any(String), code: expect.any(String) });
   });
 
+  it('answers the same messages again after RUN_ERROR: a client’s retry runs the unanswered message once more', async () => {
+    const threadId = newSessionId('agui');
+    const messages = [userMessage('hello')];
+    const failed = await events(await run(threadId, messages, { forwardedProps: { model: 'openai:status/500' } }));
+    expect(failed.at(-1)!.type).toBe('RUN_ERROR');
+    const retried = await events(await run(threadId, messages, { forwardedProps: { model: 'openai:replay/openai/gpt-4o-text-usage' } }));
+    expect(retried.at(-1)!.type).toBe('RUN_FINISHED');
+    expect(of(retried, 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(0);
+    // One user message, now answered: the retry stored none of its own.
+    expect((await history(threadId)).map((m: any) => m.role)).toEqual(['user', 'assistant']);
+    // Answered, the same messages bring nothing to run.
+    const again = await run(threadId, conversationAfter(messages, retried));
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as any).error.code).toBe('nothing_to_run');
+  });
+
   it('cancels the turn when the client goes away', async () => {
     const threadId = newSessionId('agui');
     const response = await run(threadId, [userMessage('tell me a story')], { forwardedProps: { model: 'openai:script/slow' } });

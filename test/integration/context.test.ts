@@ -69,6 +69,17 @@ describe('context management', () => {
     expect((await history(id)).find((m) => m.role === 'user')?.content).toBe(pasted);
   });
 
+  it('summarises a document pasted a few turns back rather than keep it: the next turn on a small window fits at once', async () => {
+    const id = newSessionId('pasted-earlier');
+    expect((await jsonTurn(id, { messages: [user(`${id} first`)], model: 'openai:script/echo' })).stopReason).toBe('end_turn');
+    // A model with a large window takes the document.
+    const pasted = `${id} ${'lorem ipsum dolor sit amet '.repeat(600)}`;
+    expect((await jsonTurn(id, { messages: [user(pasted)], model: 'openai:replay/openai/gpt-4o-text-usage' })).stopReason).toBe('end_turn');
+    const next = await jsonTurn(id, { messages: [user(`${id} and now?`)], model: 'openai:script/echo' });
+    expect(next.stopReason).toBe('end_turn');
+    expect(next.compacted).toEqual([expect.objectContaining({ messagesSummarized: 4 })]);
+  });
+
   it('stores a huge tool result whole and sends it to the model shortened', async () => {
     const id = newSessionId('huge');
     const tools = [{ name: 'fetch_page' }];

@@ -4,9 +4,9 @@
  * model drawn from the stand-in's recordings and scripts of both APIs (text, thinking signed and
  * redacted, tool calls server and client, parallel calls, refusals, invented tools, cut streams,
  * upstream errors, strict chat templates, Mistral's ids, Gemini's signatures...), with client tools
- * offered or not, answered with text, an image or an error, images and system messages sent, slow
- * turns cancelled, interrupted, steered or queued behind, user messages answered again or edited,
- * through the turns API and the Harness door alike. The stand-in refuses, in each real API's words,
+ * offered or not, answered with text, an image or an error, images, system messages and documents
+ * larger than a small model's window sent, slow turns cancelled, interrupted, steered or queued
+ * behind, user messages answered again or edited, through the turns API and the Harness door alike. The stand-in refuses, in each real API's words,
  * what the real one refuses (calls and results that do not pair, blank text, another model's
  * signatures, long ids, bad names, tool calls without tools), so a turn on a model that answers must
  * end as the model ended it, never in an error.
@@ -81,12 +81,16 @@ type Model = {
   users: { id: string; editFrom: string | null }[];
 };
 
-/** A turn's JSON answer, checked: a model that answers ends its turn as it ends it. */
-async function post(model: Model, body: Record<string, unknown>, answering: boolean): Promise<void> {
+/**
+ * A turn's JSON answer, checked: a model that answers ends its turn as it ends it, and a turn that
+ * brings a short message always fits (the history is compacted whatever it holds).
+ */
+async function post(model: Model, body: Record<string, unknown>, answering: boolean, short = true): Promise<void> {
   const response = await postTurn(model.id, { ...body, stream: 'none' });
   const json: any = await response.json();
   expect(response.status, JSON.stringify(json)).toBe(200);
   if (answering) expect(json.stopReason, `${String(body.model)}: ${JSON.stringify(json.error)}`).not.toBe('error');
+  if (short) expect(json.error?.code, String(body.model)).not.toBe('context_full');
 }
 
 /** A Harness run on the same session: the turn it ran ends as its model ends it. */
@@ -129,12 +133,13 @@ class Turn implements fc.AsyncCommand<Model, Model> {
   constructor(
     readonly on: string,
     readonly tools: typeof CLIENT_TOOLS,
-    readonly content: 'text' | 'blank' | 'image' | 'system',
+    readonly content: 'text' | 'blank' | 'image' | 'system' | 'pasted',
     readonly door: 'turns' | 'harness',
   ) {}
   check = (model: Readonly<Model>) => model.pending.length === 0;
   async run(_: Model, model: Model) {
-    const text = this.content === 'blank' ? ' \n' : `turn on ${this.on}`;
+    // A pasted document larger than the smallest window (script/echo's 3,000 tokens).
+    const text = this.content === 'blank' ? ' \n' : this.content === 'pasted' ? `turn on ${this.on}: ${'lorem ipsum dolor sit amet '.repeat(600)}` : `turn on ${this.on}`;
     if (this.door === 'harness') await harness(model, { input: `turn on ${this.on}`, ...(this.tools.length > 0 ? { tools: this.tools } : {}) }, this.on);
     else await this.post(model, text);
     await observe(model);
@@ -145,7 +150,7 @@ class Turn implements fc.AsyncCommand<Model, Model> {
       ...(this.content === 'system' ? [{ role: 'system', content: 'Answer briefly.' }] : []),
       this.content === 'image' ? { role: 'user', content: [{ type: 'text', text }, { type: 'image', mimeType: 'image/png', data: PNG }] } : user(text),
     ];
-    await post(model, { messages, model: this.on, ...(this.tools.length > 0 ? { tools: this.tools } : {}) }, ANSWERING.includes(this.on));
+    await post(model, { messages, model: this.on, ...(this.tools.length > 0 ? { tools: this.tools } : {}) }, ANSWERING.includes(this.on), this.content !== 'pasted');
   }
   toString = () => `Turn(${this.door}, ${this.on}, tools=${this.tools.map((tool) => tool.name).join('+')}, ${this.content})`;
 }
@@ -231,7 +236,7 @@ class Branch implements fc.AsyncCommand<Model, Model> {
 const answering = fc.constantFrom(...ANSWERING);
 const door = fc.constantFrom('turns' as const, 'harness' as const);
 const commands = [
-  fc.tuple(fc.oneof({ arbitrary: answering, weight: 3 }, { arbitrary: fc.constantFrom(...FAILING), weight: 1 }), fc.subarray(CLIENT_TOOLS), fc.constantFrom('text' as const, 'blank' as const, 'image' as const, 'system' as const), door).map(
+  fc.tuple(fc.oneof({ arbitrary: answering, weight: 3 }, { arbitrary: fc.constantFrom(...FAILING), weight: 1 }), fc.subarray(CLIENT_TOOLS), fc.constantFrom('text' as const, 'blank' as const, 'image' as const, 'system' as const, 'pasted' as const), door).map(
     ([on, tools, content, through]) => new Turn(on, tools, content, through),
   ),
   fc.tuple(fc.constantFrom('text' as const, 'image' as const, 'error' as const), door).map(([as, through]) => new Answer(as, through)),

@@ -35,19 +35,20 @@ export function summarizedCount(message: HistoryMessage | undefined): number | u
 
 /**
  * The index of the first message to keep so that what is kept fits `keepTokens`; 0 when nothing can
- * be summarised (no user message to cut at after the first).
+ * be summarised (no user message to cut at after the first). The latest user message and what
+ * follows it are always kept; an earlier exchange that would pass the budget is summarised, not kept
+ * (a document pasted a few turns ago would otherwise stay, and the prompt not fit).
  */
 export function chooseCut(messages: HistoryMessage[], keepTokens: number): number {
   let kept = 0;
   let cut = 0;
   for (let index = messages.length - 1; index > 0; index--) {
     kept += estimateMessageTokens(messages[index]!);
-    if (messages[index]!.role === 'user') {
-      cut = index;
-      if (kept >= keepTokens) break;
-    }
+    if (messages[index]!.role !== 'user') continue;
+    if (kept > keepTokens && cut > 0) break;
+    cut = index;
+    if (kept >= keepTokens) break;
   }
-  // Keep at least the latest user message and what follows it.
   return cut;
 }
 

@@ -257,7 +257,7 @@ describe('openai provider through the Worker', () => {
     expect(stop.stopReason).toBe(stopReason);
   });
 
-  it('takes an answer whose server ends its body after the finish reason, without data: [DONE]', async () => {
+  it('takes an answer whose server ends its body after its finish reason and usage, without data: [DONE]', async () => {
     const id = newSessionId('oa-nodone');
     const { of, stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], model: 'openai:script/nodone' });
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('ok');

@@ -41,8 +41,7 @@ export function withoutEarlierParts(messages: HistoryMessage[], before = message
   };
   const out = messages.map((message, index): HistoryMessage => {
     if (index >= before || typeof message.content === 'string') return message;
-    if (message.role === 'user') return { ...message, content: withoutImages(message.content) };
-    if (message.role === 'tool') return { ...message, content: withoutImages(message.content) };
+    if (message.role === 'user' || message.role === 'tool') return { ...message, content: withoutImages(message.content) };
     if (message.role === 'assistant') return { ...message, content: withoutThinking(message.content) };
     return message;
   });

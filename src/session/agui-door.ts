@@ -30,9 +30,10 @@ export function aguiRun(input: RunAgentInput, { meta, history, side }: SessionSt
   let newIds: string[] = [];
   return {
     request: () => {
-      const leaf = meta.exists() ? history.branches.activeLeaf() : null;
+      const exists = meta.exists();
+      const leaf = exists ? history.branches.activeLeaf() : null;
       const unanswered = leaf !== null && history.messageAt(leaf)?.message.role === 'user' ? messageId(leaf) : undefined;
-      const turn = aguiTurn(input, meta.exists() ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids), unanswered);
+      const turn = aguiTurn(input, exists ? history.pendingCalls() : [], (ids) => side.seenMessageIds(ids), unanswered);
       newIds = turn.newIds;
       return turn.request;
     },

@@ -124,14 +124,15 @@ function openaiPairing(body: ChatBody): string | undefined {
  */
 function anthropicPairing(body: ChatBody): string | undefined {
   const blocks = (message: ChatBody['messages'][number] | undefined) => (Array.isArray(message?.content) ? (message.content as (AnthropicBlock & { id?: string; tool_use_id?: string })[]) : []);
+  let before: (string | undefined)[] = []; // the tool uses of the message before
   for (const [index, message] of body.messages.entries()) {
     const uses = message.role === 'assistant' ? blocks(message).flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) : [];
-    const before = index > 0 && body.messages[index - 1]!.role === 'assistant' ? blocks(body.messages[index - 1]).flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) : [];
     for (const [at, block] of blocks(message).entries()) {
       if (block.type === 'tool_result' && !before.includes(block.tool_use_id)) {
         return `messages.${index}.content.${at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
       }
     }
+    before = uses;
     if (uses.length === 0) continue;
     const next = body.messages[index + 1];
     const leading: string[] = [];

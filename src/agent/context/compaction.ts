@@ -71,11 +71,14 @@ function lineCap(lengths: number[], chars: number): number {
     if (lengths.reduce((sum, length) => sum + Math.min(length, cap + LEFT_OUT_MARK), 0) <= chars) low = cap;
     else high = cap - 1;
   }
-  return Math.max(low, 200);
+  return Math.max(low, SHORTEST_LINE);
 }
 
 /** Room for the mark a shortened line carries. */
 const LEFT_OUT_MARK = 40;
+
+/** A shortened line keeps at least this much of its beginning and end, however many lines share the budget. */
+const SHORTEST_LINE = 200;
 
 /** A line's beginning and end, with what lies between told by its length. */
 function shortened(line: string, cap: number): string {

@@ -82,9 +82,11 @@ function chunkReader(fail: Fail): MessageReader {
   let refused = false;
   let counted = false;
   const slotOf = callSlots();
+  // How the answer finished, as far as the stream said: a refusal, else its finish reason.
+  const finished = (): ModelStreamPart => (refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' }));
   const read: MessageReader = ({ event, data }, parts) => {
     if (event === 'error') return upstreamError(data);
-    if (data.trim() === '[DONE]') return refused ? { type: 'finish', reason: 'refusal' } : (finish ?? { type: 'finish', reason: 'end_turn' });
+    if (data.trim() === '[DONE]') return finished();
     let json: unknown;
     try {
       json = JSON.parse(data);
@@ -132,7 +134,7 @@ function chunkReader(fail: Fail): MessageReader {
   // Some servers (llama.cpp's forks, text-generation-webui) end the body after the finish reason and
   // the usage, without `data: [DONE]`: the answer is whole. Without either it was cut short (a call
   // whose usage never came would go uncounted).
-  read.cut = () => (finish && counted ? (refused ? { type: 'finish', reason: 'refusal' } : finish) : undefined);
+  read.cut = () => (finish && counted ? finished() : undefined);
   return read;
 }
 

@@ -2,7 +2,13 @@
 // resolving, with `stream: true`, to a stream of SSE bytes in the shapes Workers AI models answer
 // with (native `response`/`tool_calls` chunks, or OpenAI-style `choices[].delta`), ending in [DONE].
 // No recording of a real Workers AI stream exists in the fixtures (see their SOURCES.md); these are
-// built from the shapes Cloudflare's own provider code reads. Runs in workerd as a service binding.
+// built from the shapes Cloudflare's own provider (`workers-ai-provider`) reads and its changelog
+// reports from real models:
+// - a streamed call closed by a piece that names nothing;
+// - `reasoning` beside `reasoning_content`, and a finish reason outside `choices`;
+// - a whole answer where a stream was asked for (as GPT-OSS and Kimi answer on the REST route);
+// - the binding's refusal of a message whose `content` is null.
+// Runs in workerd as a service binding.
 import { WorkerEntrypoint } from 'cloudflare:workers';
 
 const calls = [];
@@ -14,10 +20,19 @@ function sse(chunks) {
 
 const afterTool = (inputs) => inputs.messages.at(-1)?.role === 'tool';
 
+/** What the binding refuses before it runs a model, in its words: a message without string content. */
+function refusal(inputs) {
+  const bad = inputs.messages.findIndex((message) => typeof message.content !== 'string' && !Array.isArray(message.content));
+  return bad === -1 ? undefined : new Error(`8001: Invalid input: '/messages/${bad}/content' must be a string`);
+}
+
 export class AiStub extends WorkerEntrypoint {
   async run(model, inputs) {
     calls.push({ model, inputs });
     if (model === 'stub/unavailable') throw new Error('3040: Capacity temporarily exceeded');
+    const refused = refusal(inputs);
+    if (refused) throw refused;
+    if (model === 'stub/whole') return whole(inputs);
     if (afterTool(inputs)) {
       return sse([{ response: 'The tool said ' }, { response: String(inputs.messages.at(-1).content) }, { response: '', usage: { prompt_tokens: 30, completion_tokens: 6 } }, '[DONE]']);
     }
@@ -37,6 +52,28 @@ export class AiStub extends WorkerEntrypoint {
         ]);
       case 'stub/client-tool':
         return sse([{ response: '', tool_calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, '[DONE]']);
+      case 'stub/pieces':
+        // A call streamed in pieces under its index, closed by a piece that names nothing; the finish
+        // reason outside `choices`.
+        return sse([
+          { tool_calls: [{ id: 'call5x5', type: 'function', index: 0, function: { name: 'calculator' } }] },
+          { tool_calls: [{ index: 0, function: { arguments: '{"expression":' } }] },
+          { tool_calls: [{ index: 0, function: { arguments: '"5*5"}' } }] },
+          { tool_calls: [{ id: null, type: null, function: { name: null } }] },
+          { finish_reason: 'tool_calls' },
+          { response: '', usage: { prompt_tokens: 33, completion_tokens: 11 } },
+          '[DONE]',
+        ]);
+      case 'stub/reasoning':
+        return sse([
+          { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: { reasoning: 'Think' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: { reasoning: 'ing...' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: { content: '' }, finish_reason: null }] },
+          { response: '', finish_reason: 'length', usage: { prompt_tokens: 9, completion_tokens: 7 } },
+          '[DONE]',
+        ]);
       case 'stub/cut':
         return sse([{ response: 'Hello' }]);
       default:
@@ -47,6 +84,31 @@ export class AiStub extends WorkerEntrypoint {
   async calls() {
     return calls;
   }
+}
+
+/** A model that answers whole though asked to stream: a call in Chat Completions' shape, then the native shape's text. */
+function whole(inputs) {
+  if (afterTool(inputs)) return { response: `The tool said ${inputs.messages.at(-1).content}`, tool_calls: [], usage: { prompt_tokens: 41, completion_tokens: 5 } };
+  return {
+    id: 'chatcmpl-whole',
+    object: 'chat.completion',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'Two products.',
+          tool_calls: [
+            { id: 'chatcmpl-tool-a', type: 'function', function: { name: 'calculator', arguments: '{"expression":"3*3"}' } },
+            { id: 'chatcmpl-tool-b', type: 'function', function: { name: 'calculator', arguments: '{"expression":"4*4"}' } },
+          ],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
+  };
 }
 
 export default { fetch: () => new Response('ai stub') };

@@ -110,7 +110,7 @@ export function upstreamModels(): string[] {
     ...anthropic.map((name) => `anthropic:replay/${name}`),
     ...anthropic.map((name) => `anthropic:cut/${name}`),
     ...ANTHROPIC_SCRIPTED_MODELS.map((name) => `anthropic:${name}`),
-    ...['text', 'native-tool', 'openai-tools', 'client-tool', 'cut', 'unavailable'].map((name) => `workers-ai:stub/${name}`),
+    ...['text', 'native-tool', 'openai-tools', 'client-tool', 'cut', 'unavailable', 'pieces', 'reasoning', 'whole'].map((name) => `workers-ai:stub/${name}`),
     'demo:small',
     'demo:budget',
   ];

@@ -1,7 +1,7 @@
 /**
  * The workers-ai provider end to end through the Worker, with the AI binding stubbed at its own
  * interface (`run(model, inputs)` resolving to a stream): native and OpenAI-style chunks, tool calls,
- * usage, failures.
+ * usage, failures, and the shapes real models answer in beyond those (test/helpers/ai-binding-stub.mjs).
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +29,48 @@ describe('workers-ai provider through the Worker', () => {
     expect(of('tool_result').map((r) => r.content)).toEqual(['42']);
     expect(of('text_delta').map((d) => d.delta).join('')).toBe('The tool said 42');
     expect(stop.stopReason).toBe('end_turn');
+    checkHistoryInvariants(await history(id));
+  });
+
+  it('sends an answer that only called tools with empty content, which the binding takes (it refuses null), and the session goes on', async () => {
+    const id = newSessionId('wai-null');
+    await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'workers-ai:stub/native-tool' });
+    const { stop } = await streamTurn(id, { messages: [user('again')], model: 'workers-ai:stub/text' });
+    expect(stop.stopReason).toBe('end_turn');
+    // The turn's second call, after the tool's result (not the title's, which reads the session too).
+    const second = (await stub.calls()).find((c) => JSON.stringify(c.inputs.messages).includes(id) && c.inputs.messages.at(-1)?.role === 'tool')!;
+    const answer = second.inputs.messages.find((m) => m.role === 'assistant')!;
+    expect(answer).toMatchObject({ content: '', tool_calls: [expect.objectContaining({ function: { name: 'calculator', arguments: '{"expression":"6*7"}' } })] });
+  });
+
+  it('takes a call streamed in pieces and closed by a piece that names nothing, and a finish reason outside choices', async () => {
+    const id = newSessionId('wai-pieces');
+    const { of, stop } = await streamTurn(id, { messages: [user('square')], model: 'workers-ai:stub/pieces' });
+    expect(of('tool_call')).toEqual([expect.objectContaining({ toolCallId: 'call5x5', name: 'calculator', input: { expression: '5*5' } })]);
+    expect(of('tool_result').map((r) => r.content)).toEqual(['25']);
+    expect(stop.stopReason).toBe('end_turn');
+    checkHistoryInvariants(await history(id));
+  });
+
+  it('reads thinking sent as `reasoning`, and a length stop sent outside choices', async () => {
+    const id = newSessionId('wai-reasoning');
+    const { of, stop } = await streamTurn(id, { messages: [user('hello')], model: 'workers-ai:stub/reasoning' });
+    expect(of('thinking_delta').map((d) => d.delta).join('')).toBe('Thinking...');
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('Hello');
+    expect(stop).toMatchObject({ stopReason: 'max_tokens', usage: { inputTokens: 9, outputTokens: 7 } });
+  });
+
+  it('takes a whole answer from a model that does not stream, in either shape', async () => {
+    const id = newSessionId('wai-whole');
+    const { of, stop } = await streamTurn(id, { messages: [user('products')], model: 'workers-ai:stub/whole' });
+    expect(of('thinking_delta').map((d) => d.delta).join('')).toBe('Two products.');
+    expect(of('tool_call').map((c) => [c.toolCallId, c.input.expression])).toEqual([
+      ['chatcmpl-tool-a', '3*3'],
+      ['chatcmpl-tool-b', '4*4'],
+    ]);
+    expect(of('tool_result').map((r) => r.content).sort()).toEqual(['16', '9']);
+    expect(of('text_delta').map((d) => d.delta).join('')).toBe('The tool said 16');
+    expect(stop).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 61, outputTokens: 13 } });
     checkHistoryInvariants(await history(id));
   });
 

@@ -1,6 +1,7 @@
 /**
  * A Workers AI streaming chunk, leniently. Models answer in one of two shapes: the native one
- * (`response`, `tool_calls` of `{name, arguments}`, `usage`) or an OpenAI-style one (`choices[].delta`).
+ * (`response`, `tool_calls` of `{name, arguments}` or of OpenAI-style pieces, `finish_reason`, `usage`)
+ * or an OpenAI-style one (`choices[].delta`, thinking as `reasoning_content` or `reasoning`).
  */
 import * as z from '../../lib/zod';
 
@@ -13,13 +14,14 @@ const nativeToolCall = z.object({ name: z.string(), arguments: z.union([z.string
 
 export const aiChunkSchema = z.object({
   response: z.union([z.string(), z.number()]).nullish(),
+  finish_reason: z.string().nullish(),
   tool_calls: z.array(z.union([openaiToolCall, nativeToolCall])).nullish(),
   usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
   choices: z
     .array(
       z.object({
         delta: z
-          .object({ content: z.string().nullish(), reasoning_content: z.string().nullish(), tool_calls: z.array(openaiToolCall).nullish() })
+          .object({ content: z.string().nullish(), reasoning_content: z.string().nullish(), reasoning: z.string().nullish(), tool_calls: z.array(openaiToolCall).nullish() })
           .nullish(),
         finish_reason: z.string().nullish(),
       }),

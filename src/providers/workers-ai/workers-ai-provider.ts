@@ -2,7 +2,7 @@
  * `workers-ai`: models on Cloudflare Workers AI through the `AI` binding, streaming text, reasoning
  * and (for the models that take tools) tool calls. The binding is taken at its own interface,
  * `run(model, inputs)`, which with `stream: true` resolves to a stream of SSE bytes ending in
- * `data: [DONE]`.
+ * `data: [DONE]`, or, for a model that does not stream, to its whole answer.
  */
 import { plainText, type HistoryMessage } from '../../api/content';
 import { wellFormed } from '../../lib/well-formed-json';
@@ -11,6 +11,7 @@ import { convertMessages, convertTools } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { partBatches, upstreamFailure, type Fail, type MessageReader, type OpenBody } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
+import { callSlots } from '../openai/call-slots';
 import { aiChunkSchema, type AiToolCall } from './chunk-schema';
 
 /** The part of the `AI` binding this provider uses. */
@@ -25,8 +26,10 @@ export function createWorkersAIProvider(options: WorkersAIProviderOptions): Mode
 }
 
 export function buildInputs(request: ModelRequest, maxTokens: number): Record<string, unknown> {
-  // Workers AI models take text content only: blocks are flattened, images named.
-  const messages = convertMessages(request.system, request.messages.map(flattenContent));
+  // Workers AI models take text content only: blocks are flattened, images named. The binding refuses
+  // the `content: null` of an answer that only called tools, which Chat Completions allows: "" says
+  // the same.
+  const messages = convertMessages(request.system, request.messages.map(flattenContent)).map((message) => (message.content === null ? { ...message, content: '' } : message));
   const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: request.maxTokens ?? maxTokens };
   if (request.tools.length > 0 && request.toolChoice !== 'none') inputs.tools = convertTools(request.tools);
   if (request.temperature !== undefined) inputs.temperature = request.temperature;
@@ -44,9 +47,11 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
       if (!timer.signal.aborted) console.error('workers-ai: run failed', cause);
       return fail('upstream_error', 'Workers AI could not run the model.', true);
     }
-    if (!(output instanceof ReadableStream)) return fail('upstream_invalid', 'Workers AI did not answer with a stream.', false);
-    timer.enter('first-byte');
-    return output as ReadableStream<Uint8Array>;
+    if (output instanceof ReadableStream) {
+      timer.enter('first-byte');
+      return output as ReadableStream<Uint8Array>;
+    }
+    return wholeAnswer(output) ?? fail('upstream_invalid', 'Workers AI answered with neither a stream nor an answer.', false);
   };
   return partBatches(open, timer, fail, 'workers-ai', '[DONE]', chunkReader(fail));
 }
@@ -55,6 +60,7 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
 function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
+  const slotOf = callSlots();
   return (message, parts) => {
     if (message.data.trim() === '[DONE]') return finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
     let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
@@ -71,16 +77,21 @@ function chunkReader(fail: Fail): MessageReader {
     if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
       parts.push({ type: 'text-delta', delta: String(chunk.response) });
     }
-    for (const call of chunk.tool_calls ?? []) parts.push(toolCallPart(call, toolCalls++));
+    const calls = [...(chunk.tool_calls ?? []), ...(chunk.choices ?? []).flatMap((choice) => choice.delta?.tool_calls ?? [])];
     for (const choice of chunk.choices ?? []) {
-      if (choice.delta?.reasoning_content) parts.push({ type: 'thinking-delta', delta: choice.delta.reasoning_content });
+      const thinking = choice.delta?.reasoning_content || choice.delta?.reasoning;
+      if (thinking) parts.push({ type: 'thinking-delta', delta: thinking });
       if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
-      for (const call of choice.delta?.tool_calls ?? []) {
-        toolCalls++;
-        parts.push(toolCallPart(call, call.index ?? 0));
-      }
       if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
     }
+    for (const call of calls) {
+      const part = toolCallPart(call, slotOf, toolCalls);
+      if (!part) continue;
+      parts.push(part);
+      toolCalls++;
+    }
+    // Native chunks say how the answer finished beside `response`, not in `choices`.
+    if (chunk.finish_reason) finish = { type: 'finish', reason: mapFinishReason(chunk.finish_reason) };
     if (chunk.usage) {
       const usage: { inputTokens?: number; outputTokens?: number } = {};
       if (chunk.usage.prompt_tokens != null) usage.inputTokens = chunk.usage.prompt_tokens;
@@ -91,20 +102,40 @@ function chunkReader(fail: Fail): MessageReader {
   };
 }
 
-/** Native calls come whole (`{name, arguments}`), OpenAI-style ones in pieces keyed by index. */
-function toolCallPart(call: AiToolCall, position: number): ModelStreamPart {
+/**
+ * Native calls come whole (`{name, arguments}`), each a call of its own; OpenAI-style ones in pieces,
+ * told apart as the OpenAI adapter tells them (`call-slots.ts`). Workers AI closes a streamed call
+ * with a piece that names nothing (`{id: null, type: null, function: {name: null}}`): not a call.
+ */
+function toolCallPart(call: AiToolCall, slotOf: ReturnType<typeof callSlots>, position: number): ModelStreamPart | undefined {
   if ('function' in call) {
     const args = call.function.arguments;
+    if (!call.id && !call.function.name && !args) return undefined;
     return {
       type: 'tool-call-delta',
-      index: call.index ?? position,
+      index: slotOf(call.index, call.id),
       ...(call.id ? { id: call.id } : {}),
       ...(call.function.name ? { name: call.function.name } : {}),
       argumentsDelta: typeof args === 'string' ? args : args ? JSON.stringify(args) : '',
     };
   }
   const args = call.arguments;
-  return { type: 'tool-call-delta', index: 1000 + position, name: call.name, argumentsDelta: typeof args === 'string' ? args : JSON.stringify(args ?? {}) };
+  return { type: 'tool-call-delta', index: NATIVE_CALLS + position, name: call.name, argumentsDelta: typeof args === 'string' ? args : JSON.stringify(args ?? {}) };
+}
+
+/** Where native calls are numbered, apart from the OpenAI-style ones' slots. */
+const NATIVE_CALLS = 1000;
+
+/**
+ * A whole answer (a model that does not stream, though asked to) as a stream of one chunk: the native
+ * shape (`response`, `tool_calls`, `usage`) is a chunk already; Chat Completions' `message` becomes
+ * its choice's `delta`. Undefined for anything else.
+ */
+function wholeAnswer(output: unknown): ReadableStream<Uint8Array> | undefined {
+  if (typeof output !== 'object' || output === null) return undefined;
+  const { choices } = output as { choices?: unknown };
+  const chunk = Array.isArray(choices) ? { ...output, choices: choices.map((choice: { message?: unknown; finish_reason?: unknown }) => ({ delta: choice?.message, finish_reason: choice?.finish_reason })) } : output;
+  return new Response(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`).body!;
 }
 
 function flattenContent(message: HistoryMessage): HistoryMessage {

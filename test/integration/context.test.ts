@@ -80,6 +80,25 @@ describe('context management', () => {
     expect(next.compacted).toEqual([expect.objectContaining({ messagesSummarized: 4 })]);
   });
 
+  // Models that report fewer input tokens than the reckoning's (these recordings report the same count
+  // whatever they are sent) teach the session a low rate. The larger document passes the budget at that
+  // rate (its summary call overflows); the smaller one fits it, and the answer's call overflows.
+  it.each([
+    ['its summary call', 600, 'threshold', [true, false]],
+    ['the answer’s call', 480, 'overflow', [false]],
+  ])('measures again when %s overflows after the counts learnt so far were low: the summary fits, the session goes on', async (_label, repeats, reason, overflowed) => {
+    const id = newSessionId('low-counts');
+    const pasted = `${id} ${'lorem ipsum dolor sit amet '.repeat(repeats)}`;
+    expect((await jsonTurn(id, { messages: [user(pasted)], model: 'openai:replay/openai/gpt-4o-text-usage' })).stopReason).toBe('end_turn');
+    expect((await jsonTurn(id, { messages: [user(`${id} more`)], model: 'openai:replay/openai/gpt-4o-text-usage' })).stopReason).toBe('end_turn');
+    const next = await jsonTurn(id, { messages: [user(`${id} and now?`)], model: 'openai:script/echo' });
+    expect(next.stopReason).toBe('end_turn');
+    expect(next.compacted).toEqual([expect.objectContaining({ messagesSummarized: 2, reason })]);
+    const summaries = (await sentWith(id)).filter((sent) => sent.model === 'script/echo' && isSummaryCall(sent));
+    expect(summaries.map((body) => body.promptTokens > WINDOW)).toEqual(overflowed);
+    expect((await jsonTurn(id, { messages: [user(`${id} again`)], model: 'openai:script/echo' })).stopReason).toBe('end_turn');
+  });
+
   it('stores a huge tool result whole and sends it to the model shortened', async () => {
     const id = newSessionId('huge');
     const tools = [{ name: 'fetch_page' }];

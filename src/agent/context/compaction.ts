@@ -87,9 +87,9 @@ function shortened(line: string, cap: number): string {
   return `${line.slice(0, head)} [… ${line.length - cap} characters left out …] ${line.slice(line.length - tail)}`;
 }
 
-/** The side call: the model asked for a summary of the transcript, within `maxChars`. */
-export function summarize(handle: ModelHandle, previous: Summary | undefined, messages: HistoryMessage[], signal: AbortSignal, maxChars?: number): Promise<SideCallResult> {
-  return sideCall(handle, 'summary', SUMMARY_SYSTEM_PROMPT, transcript(previous, messages, maxChars), signal);
+/** The side call: the model asked for a summary of a transcript (`transcript`). */
+export function summarize(handle: ModelHandle, text: string, signal: AbortSignal): Promise<SideCallResult> {
+  return sideCall(handle, 'summary', SUMMARY_SYSTEM_PROMPT, text, signal);
 }
 
 function render(message: HistoryMessage): string {

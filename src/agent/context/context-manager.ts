@@ -7,10 +7,11 @@ import type { HistoryMessage } from '../../api/content';
 import type { ModelHandle, ToolSpec } from '../../providers/types';
 import type { Emit } from '../events';
 import type { Usage } from '../usage';
-import { chooseCut, summarize, summaryMessage, SUMMARY_SYSTEM_PROMPT, type Summary } from './compaction';
+import type { SideCallResult } from '../side-call';
+import { chooseCut, summarize, summaryMessage, SUMMARY_SYSTEM_PROMPT, transcript, type Summary } from './compaction';
 import { contextBudget, type ContextBudget, type ContextSettings } from './context-window';
 import { shortenToolResults } from './shorten-tool-results';
-import { charsIn, estimateTokens, recalibrate } from './token-estimate';
+import { charsIn, estimateTokens, MAX_CALIBRATION, recalibrate, tokensIn } from './token-estimate';
 
 export type ContextOptions = {
   model: ModelHandle;
@@ -25,6 +26,9 @@ export type ContextOptions = {
 
 /** What a model call is sent besides the system prompt and the tools, with its estimated size. */
 export type Prompt = { messages: HistoryMessage[]; estimatedTokens: number };
+
+/** The prompt that overflowed held more than the window by an unknown share: a tenth more, at the least. */
+const OVERFLOW_MARGIN = 1.1;
 
 export class ContextManager {
   private summary: Summary | undefined;
@@ -79,20 +83,37 @@ export class ContextManager {
     return compacted.estimatedTokens <= this.budget.window - this.budget.reserve ? compacted : undefined;
   }
 
-  /** After an overflow answer: compacts harder, keeping about a quarter of the budget. */
-  compactHarder(system: string, tools: ToolSpec[]): Promise<void> {
+  /**
+   * After an overflow answer to a prompt estimated at `estimatedTokens`: measures again (below), then
+   * compacts harder, keeping about a quarter of the budget.
+   */
+  compactHarder(system: string, tools: ToolSpec[], estimatedTokens: number): Promise<void> {
+    this.measureAgain(estimatedTokens / this.currentCalibration);
     return this.compact(Math.floor(this.budget.limit / 4), 'overflow', system, tools);
+  }
+
+  /**
+   * A prompt of `plainTokens` (by the plain reckoning) that the estimate said would fit overflowed, so
+   * the rate learnt from earlier counts (another model's, or a server's that reports too few) is too
+   * low. It becomes at least what the overflow shows (the window over the plain reckoning) and at
+   * least the plain rate: measured with the old one, every summary call would overflow too, and with
+   * no call answered to correct it, every later turn of the session would stop `context_full`.
+   */
+  private measureAgain(plainTokens: number): void {
+    this.currentCalibration = Math.min(MAX_CALIBRATION, Math.max(this.currentCalibration, 1, (this.budget.window / plainTokens) * OVERFLOW_MARGIN));
   }
 
   /** Summarises the oldest messages so that about `keepTokens` (estimated) of recent ones stay verbatim. */
   private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
-    const cut = chooseCut(this.messages, keepTokens / this.currentCalibration);
-    if (cut <= 0) return;
     const tokensBefore = this.estimate(system, tools);
-    // The transcript within the budget, less the instructions: a message longer than the window is shortened.
-    const maxChars = charsIn(this.budget.limit / this.currentCalibration) - SUMMARY_SYSTEM_PROMPT.length;
-    const result = await summarize(this.options.model, this.summary, this.messages.slice(0, cut), this.options.signal, maxChars);
-    this.options.onSummaryCall(result.usage);
+    let summary = await this.summarizeOldest(keepTokens);
+    // A summary call measured with a rate too low overflows as an answer can: measured again, once more.
+    if (summary && !summary.result.ok && summary.result.error.code === 'context_overflow') {
+      this.measureAgain(summary.plainTokens);
+      summary = await this.summarizeOldest(keepTokens);
+    }
+    if (!summary) return;
+    const { cut, result } = summary;
     if (!result.ok) {
       console.error('compaction failed', result.error);
       return;
@@ -108,5 +129,17 @@ export class ContextManager {
       tokensAfter: this.estimate(system, tools),
       reason,
     });
+  }
+
+  /** The summary call for the oldest messages, those before the cut; undefined when none can be summarised. */
+  private async summarizeOldest(keepTokens: number): Promise<{ cut: number; plainTokens: number; result: SideCallResult } | undefined> {
+    const cut = chooseCut(this.messages, keepTokens / this.currentCalibration);
+    if (cut <= 0) return undefined;
+    // The transcript within the budget, less the instructions: a message longer than the window is shortened.
+    const maxChars = charsIn(this.budget.limit / this.currentCalibration) - SUMMARY_SYSTEM_PROMPT.length;
+    const text = transcript(this.summary, this.messages.slice(0, cut), maxChars);
+    const result = await summarize(this.options.model, text, this.options.signal);
+    this.options.onSummaryCall(result.usage);
+    return { cut, plainTokens: tokensIn(SUMMARY_SYSTEM_PROMPT.length + text.length), result };
   }
 }

@@ -34,14 +34,23 @@ export function charsIn(tokens: number): number {
   return Math.floor(tokens * CHARS_PER_TOKEN);
 }
 
+/** About how many tokens this many characters make, by the same reckoning. */
+export function tokensIn(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
 export function estimateMessageTokens(message: HistoryMessage): number {
   return Math.ceil(contentChars(message) / CHARS_PER_TOKEN) + PER_MESSAGE;
 }
 
+/** The bounds of a calibration: a provider's count is taken within four times ours either way. */
+export const MAX_CALIBRATION = 4;
+const MIN_CALIBRATION = 0.25;
+
 /** The next calibration after a call: reported over estimated, smoothed, within sane bounds. */
 export function recalibrate(previous: number, estimated: number, reported: number): number {
   if (estimated <= 0 || reported <= 0) return previous;
-  const observed = Math.min(4, Math.max(0.25, reported / estimated));
+  const observed = Math.min(MAX_CALIBRATION, Math.max(MIN_CALIBRATION, reported / estimated));
   return Math.round((previous * 0.5 + observed * 0.5) * 1000) / 1000;
 }
 

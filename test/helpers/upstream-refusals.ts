@@ -218,6 +218,9 @@ function foreignSignature(body: ChatBody): string | undefined {
 /** What the Messages API says of a body it refuses before any model sees it, or undefined. */
 function anthropicRefusal(text: string, body: ChatBody): string | undefined {
   if (body.messages.length === 0) return 'messages: at least one message is required';
+  // Claude 3 Haiku's and Opus's own output limit (script/claude-3-haiku stands for them).
+  const maxTokens = (body as { max_tokens?: number }).max_tokens ?? 0;
+  if (body.model.endsWith('claude-3-haiku') && maxTokens > 4096) return `max_tokens: ${maxTokens} > 4096, which is the maximum allowed number of output tokens for ${body.model}`;
   const toolBlocks = body.messages.some((message) => Array.isArray(message.content) && (message.content as AnthropicBlock[]).some((block) => block.type === 'tool_use' || block.type === 'tool_result'));
   if (toolBlocks && !body.tools?.length) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
   if (LONE_SURROGATE_ESCAPE.test(text)) return 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)';

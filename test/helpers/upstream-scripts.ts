@@ -108,7 +108,7 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
 export function anthropicScript(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  if (name === 'calc' || name === 'surrogate' || name === 'blank') {
+  if (name === 'calc' || name === 'surrogate' || name === 'blank' || name === 'claude-3-haiku') {
     event('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 8, cache_creation_input_tokens: 4, output_tokens: 1 } } });
     if (afterTool) {
       const result = (body.messages.at(-1)?.content as { type: string; content?: { text: string }[] }[]).find((b) => b.type === 'tool_result');

@@ -36,6 +36,8 @@
  *                        says it may not (`tool_choice: {type: "none"}`): then it answers
  *   script/surrogate     (Anthropic) as script/calc, its expression ending in a lone surrogate's escape
  *   script/blank         (Anthropic) as script/calc, with a text block of "\n\n" before its tool_use
+ *   script/claude-3-haiku (Anthropic) as script/calc, with Claude 3 Haiku's output limit: it refuses
+ *                        `max_tokens` over 4096 in the API's words
  *   script/whole         (Anthropic) as script/calc, as some Anthropic-compatible servers and proxies
  *                        stream it: each block whole at its start (the call's input, the answer's
  *                        text), and no delta after
@@ -96,7 +98,7 @@ export const SCRIPTED_MODELS = [
   'script/overflow',
 ];
 
-export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/loop', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause'];
+export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/loop', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause', 'script/claude-3-haiku'];
 
 /** The `MODELS` allow-list the tests run with. */
 export function upstreamModels(): string[] {

@@ -64,6 +64,17 @@ describe('anthropic provider through the Worker', () => {
     expect(sent.at(-1).tools.map((tool: any) => tool.name)).toContain('calculator');
   });
 
+  it('learns a model’s own output limit from its refusal (Claude 3 Haiku’s 4096): the call goes again within it, and so do the later ones', async () => {
+    const id = newSessionId('an-limit');
+    const first = await streamTurn(id, { messages: [user(`compute ${id}`)], model: 'anthropic:script/claude-3-haiku' });
+    expect(first.stop.stopReason).toBe('end_turn');
+    expect(first.of('tool_result').map((result) => result.content)).toEqual(['42']);
+    const second = await streamTurn(id, { messages: [user('and again')], model: 'anthropic:script/claude-3-haiku' });
+    expect(second.stop.stopReason).toBe('end_turn');
+    // The refused call (ANTHROPIC_MAX_TOKENS, 8192), then every call within the limit it named.
+    expect((await sentWith(id)).map((body) => body.max_tokens)).toEqual([8192, 4096, 4096, 4096, 4096]);
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

@@ -10,10 +10,12 @@ import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
+import { refusalAsItCame } from '../upstream-errors';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
+import { learnOutputLimit, outputLimitOf } from './output-limits';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -34,10 +36,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   return { stream: (request) => streamMessages(request, options) };
 }
 
-export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicProviderOptions, 'maxTokens' | 'thinkingBudget'>) {
+/** The request's body; `outputLimit`, the model's own limit where it told one (`output-limits.ts`). */
+export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicProviderOptions, 'maxTokens' | 'thinkingBudget'>, outputLimit = Infinity) {
   const body: Record<string, unknown> = {
     model: request.model,
-    max_tokens: request.maxTokens ?? options.maxTokens,
+    max_tokens: Math.min(request.maxTokens ?? options.maxTokens, outputLimit),
     messages: convertMessages(request.messages),
     stream: true,
   };
@@ -53,8 +56,9 @@ export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicP
 }
 
 function streamMessages(request: ModelRequest, options: AnthropicProviderOptions): AsyncGenerator<ModelStreamPart[]> {
-  const send = (signal: AbortSignal) =>
-    (options.fetch ?? fetch)(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`;
+  const post = (signal: AbortSignal, body: Record<string, unknown>) =>
+    (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -62,9 +66,20 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
         'anthropic-version': ANTHROPIC_VERSION,
         ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
       },
-      body: wellFormedJson(buildRequestBody(request, options)),
+      body: wellFormedJson(body),
       signal,
     });
+  const server = `${url} ${request.model}`;
+  const send = async (signal: AbortSignal): Promise<Response> => {
+    const body = buildRequestBody(request, options, outputLimitOf(server));
+    const response = await post(signal, body);
+    if (response.status !== 400) return response;
+    // A refusal read to see whether it names the model's output limit, else handed on as it came.
+    const detail = await response.text();
+    const limit = learnOutputLimit(server, body.max_tokens as number, detail);
+    if (limit !== undefined) return post(signal, buildRequestBody(request, options, limit));
+    return refusalAsItCame(response, detail);
+  };
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, 'message_stop', eventReader);
 }
 

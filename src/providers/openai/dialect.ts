@@ -25,6 +25,8 @@
  * A refused call is sent again in the dialect its refusal asks for, and the server and model keep
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
+import { BoundedMap } from '../../lib/bounded-map';
+
 export type ChatDialect = {
   reasoningBack?: boolean;
   alternating?: boolean;
@@ -46,8 +48,7 @@ const DEMANDS: [RegExp, keyof ChatDialect][] = [
 ];
 
 /** Each server and model's dialect as learnt so far; the oldest forgotten past a bound no deployment reaches. */
-const dialects = new Map<string, ChatDialect>();
-const MAX_DIALECTS = 256;
+const dialects = new BoundedMap<string, ChatDialect>(256);
 
 export function dialectOf(server: string): ChatDialect {
   return dialects.get(server) ?? {};
@@ -58,8 +59,6 @@ export function learnFrom(server: string, refused: ChatDialect, detail: string):
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
   if (!demand) return undefined;
   const dialect = { ...dialectOf(server), ...refused, [demand[1]]: true };
-  dialects.delete(server);
-  if (dialects.size >= MAX_DIALECTS) dialects.delete(dialects.keys().next().value!);
   dialects.set(server, dialect);
   return dialect;
 }

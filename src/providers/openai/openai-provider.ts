@@ -8,7 +8,7 @@
 import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import type { ErrorPart } from '../upstream-errors';
+import { refusalAsItCame, type ErrorPart } from '../upstream-errors';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { callSlots } from './call-slots';
@@ -67,7 +67,7 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
       // A refusal read to see whether it asks for another dialect (dialect.ts), else handed on as it came.
       const detail = await response.text();
       const asked = learnFrom(server, dialect, detail);
-      if (!asked) return new Response(detail, { status: response.status, statusText: response.statusText, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } });
+      if (!asked) return refusalAsItCame(response, detail);
       dialect = asked;
       response = await post(signal, dialect);
     }

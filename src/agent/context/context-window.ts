@@ -11,6 +11,7 @@ const KNOWN_WINDOWS: [RegExp, number][] = [
   [/^openai:(gpt-4o|chatgpt-4o)/, 128_000],
   [/^openai:o[134]/, 200_000],
   [/^openai:(deepseek-chat|deepseek-reasoner)/, 128_000],
+  [/^openai:grok-3/, 131_072],
   [/^openai:grok/, 256_000],
   [/^workers-ai:@cf\/meta\/llama-3\.3-70b-instruct-fp8-fast/, 24_000],
   [/^workers-ai:@cf\/meta\/llama-4-scout/, 131_000],

@@ -19,7 +19,7 @@ import { retryDelay, type RetryPolicy } from './retry-policy';
 export type ModelCallResult =
   | { ok: true; blocks: AssistantBlock[]; toolCalls: AssembledToolCall[]; finishReason: FinishReason; usage: Usage }
   /** `partialText`: the text blocks the call had streamed before it ended (kept when it is cancelled). */
-  | { ok: false; error: TurnError; usage: Usage; partialText: AssistantBlock[] };
+  | { ok: false; error: TurnError; usage: Usage; partialText: AssistantBlock[]; window?: number };
 
 export type ModelCallOptions = {
   handle: ModelHandle;
@@ -81,6 +81,8 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   };
   let finishReason: FinishReason | undefined;
   let error: TurnError | undefined;
+  // The context window an overflow named, where it named one.
+  let window: number | undefined;
   let usage = emptyUsage();
 
   for (let attempt = 0; ; attempt++) {
@@ -107,6 +109,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     }
     if (!failure) break;
     error = { code: failure.code, message: failure.message };
+    window = failure.window;
     // Refused as made: once more without the images and the thinking of earlier messages, one of
     // which may be what the server refuses (earlier-parts.ts). Nothing of this call reached the client.
     const withoutEarlier = failure.refused && !output && !options.signal.aborted ? withoutEarlierParts(request.messages) : undefined;
@@ -120,6 +123,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     emit({ type: 'model-call-retry', callId, attempt: attempt + 1, delayMs, error });
     await sleep(delayMs, options.signal);
     error = undefined;
+    window = undefined;
     usage = emptyUsage();
   }
   if (options.signal.aborted) error = { code: 'cancelled', message: 'The turn was cancelled.' };
@@ -131,7 +135,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   if (error) {
     emit({ type: 'model-call-end', callId, usage, durationMs, error });
     const partialText = assembler.blocks([]).filter((block) => block.type === 'text' && block.text !== '');
-    return { ok: false, error, usage, partialText };
+    return { ok: false, error, usage, partialText, ...(window ? { window } : {}) };
   }
   const reason = finishReason as FinishReason;
   emit({ type: 'model-call-end', callId, usage, durationMs, finishReason: reason });

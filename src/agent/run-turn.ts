@@ -157,7 +157,7 @@ class Turn {
     let result = await this.callModel(step, system, tools, prompt, offerTools);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
-      await this.context.compactHarder(system, tools, prompt.estimatedTokens);
+      await this.context.compactHarder(system, tools, prompt.estimatedTokens, result.window);
       if (this.deps.signal.aborted) return this.cancelled();
       result = await this.callModel(step, system, tools, this.context.prepare(system, tools), offerTools);
       if (!result.ok && result.error.code === 'context_overflow') return this.contextFull();

@@ -56,9 +56,10 @@ export type ModelStreamPart =
   /**
    * `retryable`: the same request may succeed if sent again (a 429, a 5xx, a network fault, a
    * timeout); `retryAfterMs`: how long the server asked us to wait; `refused`: the server refused
-   * the request as it was made (a 400, 413 or 422), so only another request may succeed.
+   * the request as it was made (a 400, 413 or 422), so only another request may succeed; `window`:
+   * for a `context_overflow`, the context window the server named, where it named one.
    */
-  | { type: 'error'; code: string; message: string; retryable?: boolean; retryAfterMs?: number; refused?: boolean };
+  | { type: 'error'; code: string; message: string; retryable?: boolean; retryAfterMs?: number; refused?: boolean; window?: number };
 
 export interface ModelProvider {
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart[]>;

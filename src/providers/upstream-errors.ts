@@ -17,6 +17,30 @@ export type ErrorPart = Extract<ModelStreamPart, { type: 'error' }>;
 const CONTEXT_OVERFLOW =
   /context_length_exceeded|maximum context length|context window|prompt is too long|too many tokens|exceeds? (the )?(available )?context|context limit|maximum prompt length|exceeds the maximum number of tokens/i;
 
+/**
+ * Where an overflow names the window, the number: "maximum context length is 8192 tokens" (OpenAI,
+ * vLLM, DeepSeek), llama.cpp's `n_ctx`, xAI's "maximum prompt length is 131072", Gemini's "maximum
+ * number of tokens allowed (1048576)", Anthropic's "> 200000 maximum" and "> 200000, decrease".
+ */
+const WINDOW_NAMED = [
+  /maximum context length is (\d+)/i,
+  /"n_ctx":\s*(\d+)/,
+  /available context size \((\d+) tokens\)/i,
+  /maximum prompt length is (\d+)/i,
+  /maximum number of tokens allowed \((\d+)\)/i,
+  /> (\d+) maximum/i,
+  /> (\d+), decrease/i,
+];
+
+/** The window an overflow names, if it names one. */
+function namedWindow(detail: string): number | undefined {
+  for (const pattern of WINDOW_NAMED) {
+    const window = Number(pattern.exec(detail)?.[1]);
+    if (window > 0) return window;
+  }
+  return undefined;
+}
+
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
@@ -34,7 +58,8 @@ export async function httpErrorPart(response: Response, provider: string): Promi
   // The upstream's own words go to the log; the client reads the status.
   console.error(`${provider}: upstream answered`, response.status, detail.slice(0, 2000));
   if ((response.status === 400 || response.status === 413) && CONTEXT_OVERFLOW.test(detail)) {
-    return { type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.' };
+    const window = namedWindow(detail);
+    return { type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.', ...(window ? { window } : {}) };
   }
   const part: ErrorPart = {
     type: 'error',

@@ -8,6 +8,8 @@ import { scriptedRefusal, type ChatBody } from './upstream-refusals.ts';
 
 /** The window the stand-in enforces for script/echo, in tokens (about four characters each). */
 const ECHO_WINDOW_TOKENS = 3000;
+/** script/llamacpp's: a local server started with a small context, which the deployment does not know. */
+const LLAMACPP_WINDOW_TOKENS = 2000;
 
 /** Roughly how a server counts a prompt: characters of content and tools, over four. */
 export function promptTokens(body: { messages: { content: unknown }[]; tools?: unknown[] }): number {
@@ -38,14 +40,22 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
     return;
   }
   const summarising = String(body.messages[0]?.content ?? '').startsWith('You summarise conversations');
-  const overflow = (name === 'overflow' && !summarising) || (name === 'echo' && promptTokens(body) > ECHO_WINDOW_TOKENS);
+  const tokens = promptTokens(body);
+  if (name === 'llamacpp' && tokens > LLAMACPP_WINDOW_TOKENS) {
+    // llama.cpp's server, in its words: the count, and the window it was started with (`n_ctx`).
+    const message = `request (${tokens} tokens) exceeds the available context size (${LLAMACPP_WINDOW_TOKENS} tokens), try increasing it`;
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { code: 400, message, type: 'exceed_context_size_error', n_prompt_tokens: tokens, n_ctx: LLAMACPP_WINDOW_TOKENS } }));
+    return;
+  }
+  const overflow = (name === 'overflow' && !summarising) || (name === 'echo' && tokens > ECHO_WINDOW_TOKENS);
   if (overflow) {
     response.writeHead(400, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { message: "This model's maximum context length is 3000 tokens.", code: 'context_length_exceeded' } }));
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  if (name === 'echo' || name === 'overflow') {
+  if (name === 'echo' || name === 'overflow' || name === 'llamacpp') {
     const last = body.messages.at(-1);
     if (summarising) {
       const lines = String(last?.content ?? '').split('\n').length;
@@ -94,8 +104,9 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
     }
     response.write(chunk({}, 'stop'));
   }
-  // script/echo reports the prompt as the stand-in counts it, so the Worker can calibrate its estimate.
-  const promptCount = name === 'echo' ? promptTokens(body) : 12;
+  // script/echo and script/llamacpp report the prompt as the stand-in counts it, so the Worker can
+  // calibrate its estimate.
+  const promptCount = name === 'echo' || name === 'llamacpp' ? tokens : 12;
   response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptCount, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
   response.end('data: [DONE]\n\n');
 }

@@ -54,6 +54,8 @@ const ANSWERING = [
   'openai:script/think',
   // A 3,000-token window: a long history is compacted, its summary made by this model.
   'openai:script/echo',
+  // A 2,000-token window the deployment does not know, named in its overflow.
+  'openai:script/llamacpp',
   // The Workers AI binding, which refuses what its schema does not take (test/helpers/ai-binding-stub.mjs).
   'workers-ai:stub/text',
   'workers-ai:stub/native-tool',

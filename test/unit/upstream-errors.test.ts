@@ -31,17 +31,18 @@ describe('upstream errors', () => {
   });
 
   // Each server's words for a prompt over its window, as its users report them: every one must be
-  // read as an overflow (compaction), not a refusal (a failed turn, and the same on every later one).
+  // read as an overflow (compaction), not a refusal (a failed turn, and the same on every later one),
+  // and the window it names is the session's from then on.
   it.each([
-    ['OpenAI', '{"error":{"message":"This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}'],
-    ['Anthropic', '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208000 tokens > 200000 maximum"}}'],
-    ['Anthropic, with max_tokens', '{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}'],
-    ['llama.cpp', '{"error":{"code":400,"message":"request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4390,"n_ctx":4096}}'],
-    ['xAI', '{"code":"Client specified an invalid argument","error":"This model\'s maximum prompt length is 131072 but the request contains 136973 tokens."}'],
-    ['Gemini', '[{"error":{"code":400,"message":"The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]'],
-  ])('reads %s’s prompt over the window as a context overflow', async (_server, body) => {
+    ['OpenAI', '{"error":{"message":"This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}', 128000],
+    ['Anthropic', '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208000 tokens > 200000 maximum"}}', 200000],
+    ['Anthropic, with max_tokens', '{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}', 200000],
+    ['llama.cpp', '{"error":{"code":400,"message":"request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4390,"n_ctx":4096}}', 4096],
+    ['xAI', '{"code":"Client specified an invalid argument","error":"This model\'s maximum prompt length is 131072 but the request contains 136973 tokens."}', 131072],
+    ['Gemini', '[{"error":{"code":400,"message":"The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]', 1048576],
+  ])('reads %s’s prompt over the window as a context overflow, with the window it names', async (_server, body, window) => {
     const part = await httpErrorPart(new Response(body, { status: 400 }), 'test');
-    expect(part).toMatchObject({ code: 'context_overflow' });
+    expect(part).toMatchObject({ code: 'context_overflow', window });
   });
 
   it('reads a 413 that says the prompt is too long as a context overflow, not a refusal', async () => {

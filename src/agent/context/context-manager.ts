@@ -9,7 +9,7 @@ import type { Emit } from '../events';
 import type { Usage } from '../usage';
 import type { SideCallResult } from '../side-call';
 import { chooseCut, summarize, summaryMessage, SUMMARY_SYSTEM_PROMPT, transcript, type Summary } from './compaction';
-import { contextBudget, type ContextBudget, type ContextSettings } from './context-window';
+import { contextBudget, learnWindow, type ContextBudget, type ContextSettings } from './context-window';
 import { shortenToolResults } from './shorten-tool-results';
 import { charsIn, estimateTokens, MAX_CALIBRATION, recalibrate, tokensIn } from './token-estimate';
 
@@ -33,7 +33,7 @@ const OVERFLOW_MARGIN = 1.1;
 export class ContextManager {
   private summary: Summary | undefined;
   private currentCalibration: number;
-  readonly budget: ContextBudget;
+  private budget: ContextBudget;
 
   constructor(
     private readonly messages: HistoryMessage[],
@@ -84,10 +84,15 @@ export class ContextManager {
   }
 
   /**
-   * After an overflow answer to a prompt estimated at `estimatedTokens`: measures again (below), then
-   * compacts harder, keeping about a quarter of the budget.
+   * After an overflow answer to a prompt estimated at `estimatedTokens`: takes the window the server
+   * named (`window`), where it is smaller than the one assumed (a local server started with a small
+   * context), measures again (below), then compacts harder, keeping about a quarter of the budget.
    */
-  compactHarder(system: string, tools: ToolSpec[], estimatedTokens: number): Promise<void> {
+  compactHarder(system: string, tools: ToolSpec[], estimatedTokens: number, window?: number): Promise<void> {
+    if (window !== undefined && window < this.budget.window) {
+      learnWindow(this.options.model.id, window);
+      this.budget = contextBudget(this.options.model.id, this.options.settings);
+    }
     this.measureAgain(estimatedTokens / this.currentCalibration);
     return this.compact(Math.floor(this.budget.limit / 4), 'overflow', system, tools);
   }

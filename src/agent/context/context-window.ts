@@ -1,8 +1,10 @@
 /**
  * How many tokens a model's prompt may hold: its context window (a built-in table of known models,
- * `MODEL_CONTEXT_TOKENS` to set or override it), less a reserve kept for the answer, times the share
- * at which the history is compacted.
+ * `MODEL_CONTEXT_TOKENS` to set or override it, a smaller one a server named in an overflow), less a
+ * reserve kept for the answer, times the share at which the history is compacted.
  */
+import { BoundedMap } from '../../lib/bounded-map';
+
 const KNOWN_WINDOWS: [RegExp, number][] = [
   [/^anthropic:claude-(sonnet-4|opus-4|haiku-4|3-7|3-5)/, 200_000],
   [/^anthropic:/, 200_000],
@@ -31,12 +33,25 @@ export type ContextSettings = {
 
 export type ContextBudget = { window: number; reserve: number; limit: number };
 
+/**
+ * The windows servers named in their overflows, smaller than the one configured or known (a local
+ * server started with a small context, a model the table has wrong): they rule, for the isolate's
+ * life. A window learnt per model, the oldest forgotten past a bound no deployment reaches.
+ */
+const learntWindows = new BoundedMap<string, number>(256);
+
+/** A server said the model's window is `window`: it rules where it is smaller than the one assumed. */
+export function learnWindow(modelId: string, window: number): void {
+  if (window < (learntWindows.get(modelId) ?? Infinity)) learntWindows.set(modelId, window);
+}
+
 export function contextBudget(modelId: string, settings: ContextSettings): ContextBudget {
-  const window =
+  const assumed =
     settings.windowOverride.byModel[modelId] ??
     settings.windowOverride.all ??
     KNOWN_WINDOWS.find(([pattern]) => pattern.test(modelId))?.[1] ??
     DEFAULT_WINDOW;
+  const window = Math.min(assumed, learntWindows.get(modelId) ?? Infinity);
   const reserve = Math.min(settings.outputReserve ?? Math.min(4096, Math.floor(window / 4)), Math.floor(window / 2));
   return { window, reserve, limit: Math.floor((window - reserve) * settings.threshold) };
 }

@@ -10,12 +10,13 @@ export type ErrorPart = Extract<ModelStreamPart, { type: 'error' }>;
 /**
  * How servers say the prompt does not fit: OpenAI, vLLM, DeepSeek, Mistral ("maximum context
  * length"), Anthropic ("prompt is too long", and with the output's room "input length and
- * `max_tokens` exceed context limit"), llama.cpp ("exceeds the available context size"), xAI
+ * `max_tokens` exceed context limit"), llama.cpp ("exceeds the available context size", its forks'
+ * "Context size has been exceeded"), xAI
  * ("maximum prompt length"), Gemini ("The input token count … exceeds the maximum number of tokens
  * allowed"), others. One not read so fails its turn instead of compacting, and so every later turn.
  */
 const CONTEXT_OVERFLOW =
-  /context_length_exceeded|maximum context length|context window|prompt is too long|too many tokens|exceeds? (the )?(available )?context|context limit|maximum prompt length|exceeds the maximum number of tokens/i;
+  /context_length_exceeded|maximum context length|context window|prompt is too long|too many tokens|exceeds? (the )?(available )?context|context limit|context size has been exceeded|maximum prompt length|exceeds the maximum number of tokens/i;
 
 /**
  * Where an overflow names the window, the number: "maximum context length is 8192 tokens" (OpenAI,
@@ -53,14 +54,25 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * The overflow a server's words tell, with the window they name; undefined when they tell none. Read
+ * from an error answer, or from an error a stream carries (llama.cpp and LM Studio answer 200 and
+ * send the overflow as the stream's one event).
+ */
+export function overflowPart(detail: string): ErrorPart | undefined {
+  if (!CONTEXT_OVERFLOW.test(detail)) return undefined;
+  const window = namedWindow(detail);
+  return { type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.', ...(window ? { window } : {}) };
+}
+
 export async function httpErrorPart(response: Response, provider: string): Promise<ErrorPart> {
   const detail = await response.text().catch(() => '');
   // The upstream's own words go to the log; the client reads the status.
   console.error(`${provider}: upstream answered`, response.status, detail.slice(0, 2000));
-  if ((response.status === 400 || response.status === 413) && CONTEXT_OVERFLOW.test(detail)) {
-    const window = namedWindow(detail);
-    return { type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.', ...(window ? { window } : {}) };
-  }
+  // Some servers answer an overflow 500 (llama.cpp's forks: "Context size has been exceeded"): sent
+  // again, it would fail again.
+  const overflow = response.status === 400 || response.status === 413 || response.status === 500 ? overflowPart(detail) : undefined;
+  if (overflow) return overflow;
   const part: ErrorPart = {
     type: 'error',
     code: 'upstream_error',

@@ -41,11 +41,19 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
   }
   const summarising = String(body.messages[0]?.content ?? '').startsWith('You summarise conversations');
   const tokens = promptTokens(body);
-  if (name === 'llamacpp' && tokens > LLAMACPP_WINDOW_TOKENS) {
-    // llama.cpp's server, in its words: the count, and the window it was started with (`n_ctx`).
+  if (name.startsWith('llamacpp') && tokens > LLAMACPP_WINDOW_TOKENS) {
+    // llama.cpp's server, in its words: the count, and the window it was started with (`n_ctx`); as
+    // an error answer, or (script/llamacpp-stream, as its builds before the 400 did) as the one event
+    // of a stream answered 200.
     const message = `request (${tokens} tokens) exceeds the available context size (${LLAMACPP_WINDOW_TOKENS} tokens), try increasing it`;
-    response.writeHead(400, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: { code: 400, message, type: 'exceed_context_size_error', n_prompt_tokens: tokens, n_ctx: LLAMACPP_WINDOW_TOKENS } }));
+    const error = JSON.stringify({ error: { code: 400, message, type: 'exceed_context_size_error', n_prompt_tokens: tokens, n_ctx: LLAMACPP_WINDOW_TOKENS } });
+    if (name === 'llamacpp-stream') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`data: ${error}\n\n`);
+    } else {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(error);
+    }
     return;
   }
   const overflow = (name === 'overflow' && !summarising) || (name === 'echo' && tokens > ECHO_WINDOW_TOKENS);
@@ -55,7 +63,7 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  if (name === 'echo' || name === 'overflow' || name === 'llamacpp') {
+  if (name === 'echo' || name === 'overflow' || name.startsWith('llamacpp')) {
     const last = body.messages.at(-1);
     if (summarising) {
       const lines = String(last?.content ?? '').split('\n').length;
@@ -106,7 +114,7 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
   }
   // script/echo and script/llamacpp report the prompt as the stand-in counts it, so the Worker can
   // calibrate its estimate.
-  const promptCount = name === 'echo' || name === 'llamacpp' ? tokens : 12;
+  const promptCount = name === 'echo' || name.startsWith('llamacpp') ? tokens : 12;
   response.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptCount, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`);
   response.end('data: [DONE]\n\n');
 }

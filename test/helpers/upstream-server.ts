@@ -33,6 +33,7 @@
  *   script/overflow      answers 400 context_length_exceeded, but to the summary prompt
  *   script/llamacpp      as script/echo with a 2,000-token window the deployment does not know (not in
  *                        MODEL_CONTEXT_TOKENS), refused in llama.cpp's words with its `n_ctx`
+ *   script/llamacpp-stream as script/llamacpp, its refusal the one event of a stream answered 200
  *   script/calc          (Anthropic too) a `calculator` tool_use, then after the result a text answer
  *   script/loop          (Anthropic) calls `calculator` again after every result, unless the request
  *                        says it may not (`tool_choice: {type: "none"}`): then it answers
@@ -99,6 +100,7 @@ export const SCRIPTED_MODELS = [
   'script/echo',
   'script/overflow',
   'script/llamacpp',
+  'script/llamacpp-stream',
 ];
 
 export const ANTHROPIC_SCRIPTED_MODELS = ['status/529', 'script/overloaded', 'script/calc', 'script/loop', 'script/surrogate', 'script/blank', 'script/whole', 'script/pause', 'script/claude-3-haiku'];

@@ -99,13 +99,16 @@ describe('context management', () => {
     expect((await jsonTurn(id, { messages: [user(`${id} again`)], model: 'openai:script/echo' })).stopReason).toBe('end_turn');
   });
 
-  it('learns the window a server names in its overflow (a local llama.cpp started with a small context, unknown to the deployment): one overflow, then every prompt within it', async () => {
+  it.each([
+    ['an error answer', 'script/llamacpp'],
+    ['the one event of a stream answered 200', 'script/llamacpp-stream'],
+  ])('learns the window a server names in its overflow, as %s (a local llama.cpp started with a small context, unknown to the deployment): one overflow, then every prompt within it', async (_as, model) => {
     const id = newSessionId('learnt-window');
     for (let index = 0; index < 24; index++) {
-      const body = await jsonTurn(id, { messages: [user(`${id} ${index} ${'words '.repeat(60)}`)], model: 'openai:script/llamacpp' });
+      const body = await jsonTurn(id, { messages: [user(`${id} ${index} ${'words '.repeat(60)}`)], model: `openai:${model}` });
       expect(body.stopReason).toBe('end_turn');
     }
-    const sent = (await sentWith(id)).filter((body) => body.model === 'script/llamacpp');
+    const sent = (await sentWith(id)).filter((body) => body.model === model);
     // The assumed window (32,000 tokens) let the prompt pass 2,000 once; the server's refusal named its
     // window, and from then on the session compacts within it.
     expect(sent.filter((body) => body.promptTokens > 2000)).toHaveLength(1);

@@ -45,6 +45,11 @@ describe('upstream errors', () => {
     expect(part).toMatchObject({ code: 'context_overflow', window });
   });
 
+  it('reads a 500 that says the context size was exceeded (llama.cpp’s forks) as a context overflow, which another try would meet again', async () => {
+    const part = await httpErrorPart(new Response('{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}', { status: 500 }), 'test');
+    expect(part).toEqual({ type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.' });
+  });
+
   it('reads a 413 that says the prompt is too long as a context overflow, not a refusal', async () => {
     const part = await httpErrorPart(new Response('{"error":{"message":"Request size exceeds model context window"}}', { status: 413 }), 'test');
     expect(part).toEqual({ type: 'error', code: 'context_overflow', message: 'The prompt is longer than the model’s context window.' });

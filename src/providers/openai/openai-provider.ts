@@ -8,7 +8,7 @@
 import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { refusalAsItCame, type ErrorPart } from '../upstream-errors';
+import { overflowPart, refusalAsItCame, type ErrorPart } from '../upstream-errors';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { callSlots } from './call-slots';
@@ -100,9 +100,10 @@ function chunkReader(fail: Fail): MessageReader {
       return fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);
     }
     if (chunk.error) {
-      // OpenRouter reports errors inside a chunk; one after the finish reason only explains it.
+      // OpenRouter reports errors inside a chunk, and llama.cpp a prompt over its context; one after
+      // the finish reason only explains it.
       console.error('openai: error in chunk', chunk.error);
-      if (!finish) return fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
+      if (!finish) return overflowPart(chunk.error.message ?? '') ?? fail('upstream_error', `The model server reported an error: ${chunk.error.message ?? 'unknown'}.`, false);
     }
     if (chunk.usage) {
       counted = true;

@@ -17,6 +17,8 @@ export type ToolSpec = {
   description: string;
   /** A JSON Schema of type "object". */
   parameters: Record<string, unknown>;
+  /** A remote MCP server's tool: left out first where a server takes fewer tools than a call offers. */
+  remote?: true;
 };
 
 export type ModelRequest = {

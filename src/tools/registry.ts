@@ -30,5 +30,5 @@ export function createToolRegistry(tools: ServerTool<any>[]): ToolRegistry {
 
 function specOf(tool: ServerTool<any>): ToolSpec {
   const { $schema: _ignored, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>);
-  return { name: tool.name, description: tool.description, parameters };
+  return { name: tool.name, description: tool.description, parameters, ...(tool.remote ? { remote: true as const } : {}) };
 }

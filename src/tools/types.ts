@@ -52,6 +52,8 @@ export interface ServerTool<Input = unknown> {
   inputSchema: z.ZodType<Input>;
   /** The JSON Schema offered to the model, when it comes as is (an MCP server's); else from `inputSchema`. */
   parameters?: Record<string, unknown>;
+  /** A remote MCP server's: left out first where a model server takes fewer tools than a turn offers. */
+  remote?: true;
   /** What a permission rule's `rule_content` is matched against (see `permission-rules.ts`); else the input as JSON. */
   permissionSubject?(input: Record<string, unknown>): string;
   execute(input: Input, context: ToolContext): Promise<ToolResultContent>;

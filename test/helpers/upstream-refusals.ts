@@ -153,6 +153,8 @@ function anthropicPairing(body: ChatBody): string | undefined {
  * of an earlier call whose function's name is not in its alphabet.
  */
 function openaiRefusal(body: ChatBody): string | undefined {
+  const tools = body.tools?.length ?? 0;
+  if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
   const tooLong = (field: string, id: unknown) =>
     typeof id === 'string' && id.length > 40 ? `Invalid '${field}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.` : undefined;
   const badName = (field: string, name: unknown) =>

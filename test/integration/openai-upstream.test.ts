@@ -203,6 +203,17 @@ describe('openai provider through the Worker', () => {
     expect((await sentWith(id)).map((body) => 'stream_options' in body)).toEqual([true, false, false]);
   });
 
+  it('offers at most the tools a server takes (OpenAI: 128), learnt from its refusal: the request’s own client tools stay, built-in ones go first', async () => {
+    const id = newSessionId('oa-many-tools');
+    const tools = Array.from({ length: 125 }, (_, index) => ({ name: `client_tool_${index}` }));
+    const { stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).map((body) => body.tools.map((tool: any) => tool.function.name));
+    // The refused call offered the seven built-in tools and the 125; the next, 128 of them.
+    expect(sent.map((names) => names.length)).toEqual([132, 128]);
+    expect(sent[1]!.filter((name: string) => name.startsWith('client_tool_'))).toHaveLength(125);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

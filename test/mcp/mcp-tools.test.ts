@@ -28,6 +28,20 @@ describe('MCP tools through the turns API', () => {
     expect(echo.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
   });
 
+  it('leaves the MCP servers’ tools out first where a server takes fewer than are offered (OpenAI: 128)', async () => {
+    const id = newSessionId('mcp-many');
+    const offered = async () => (await sentWith(`offer ${id}`)).map((body) => body.tools.map((tool: any) => tool.function.name) as string[]);
+    await jsonTurn(id, { messages: [user(`offer ${id}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    const [all] = await offered();
+    const remote = all!.filter((name) => name.includes('__'));
+    // Client tools enough to pass 128 by two: the two last MCP tools go, nothing else.
+    const tools = Array.from({ length: 130 - all!.length }, (_, index) => ({ name: `client_tool_${index}` }));
+    await jsonTurn(id, { messages: [user(`offer ${id} again`)], tools, model: 'openai:replay/openai/gpt-4o-text-usage' });
+    const [, refused, taken] = await offered();
+    expect([refused!.length, taken!.length]).toEqual([130, 128]);
+    expect(refused!.filter((name) => !taken!.includes(name))).toEqual(remote.slice(-2));
+  });
+
   it('a trusted MCP tool runs inline: its text is the result', async () => {
     const id = newSessionId('mcp-echo');
     const { of, stop } = await streamTurn(id, { messages: [user('call kit__echo {"text":"hello mcp"}')] });

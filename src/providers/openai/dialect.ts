@@ -19,6 +19,9 @@
  *   not at hand (`skip_thought_signature_validator`).
  * - `noStreamOptions`: no `stream_options` (the ask for usage on the stream's last chunk), which some
  *   servers refuse ("Unrecognized request argument supplied: stream_options": Azure OpenAI, gateways).
+ * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
+ *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
+ *   client tools can offer more; which go is `tool-limit.ts`'s choice.
  * - `maxCompletionTokens`, `noTemperature`: OpenAI's reasoning models (o-series, GPT-5) refuse
  *   `max_tokens` ("Use 'max_completion_tokens' instead") and a temperature but their default, which
  *   a request can bring (pi's `maxTokens`, the Harness's `temperature`).
@@ -35,9 +38,10 @@ export type ChatDialect = {
   noStreamOptions?: boolean;
   maxCompletionTokens?: boolean;
   noTemperature?: boolean;
+  maxTools?: number;
 };
 
-const DEMANDS: [RegExp, keyof ChatDialect][] = [
+const DEMANDS: [RegExp, Exclude<keyof ChatDialect, 'maxTools'>][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
@@ -54,11 +58,16 @@ export function dialectOf(server: string): ChatDialect {
   return dialects.get(server) ?? {};
 }
 
+/** OpenAI's words for more tools than it takes, and the number it takes. */
+const TOOLS_LIMIT = /'tools': array too long\. Expected an array with maximum length (\d+)/i;
+
 /** The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for nothing new. */
 export function learnFrom(server: string, refused: ChatDialect, detail: string): ChatDialect | undefined {
+  const maxTools = Number(TOOLS_LIMIT.exec(detail)?.[1]);
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
-  if (!demand) return undefined;
-  const dialect = { ...dialectOf(server), ...refused, [demand[1]]: true };
+  const asked: ChatDialect | undefined = maxTools > 0 && maxTools !== refused.maxTools ? { maxTools } : demand ? { [demand[1]]: true } : undefined;
+  if (!asked) return undefined;
+  const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);
   return dialect;
 }

@@ -91,6 +91,7 @@ export class McpToolbox {
       name,
       description: listed.description || `${listed.name}, from the MCP server "${server.name}".`,
       trust: server.trustOf(listed.name) === 'trusted',
+      remote: true,
       inputSchema: anyInput,
       parameters: { type: 'object', ...listed.inputSchema },
       execute: async (input, context) => {

@@ -155,6 +155,11 @@ function anthropicPairing(body: ChatBody): string | undefined {
 function openaiRefusal(body: ChatBody): string | undefined {
   const tools = body.tools?.length ?? 0;
   if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
+  const described = (body.tools as { function?: { description?: string } }[] | undefined)?.findIndex((tool) => (tool.function?.description?.length ?? 0) > 1024) ?? -1;
+  if (described >= 0) {
+    const length = (body.tools as { function: { description: string } }[])[described]!.function.description.length;
+    return `Invalid 'tools[${described}].function.description': string too long. Expected a string with maximum length 1024, but got a string with length ${length} instead.`;
+  }
   const tooLong = (field: string, id: unknown) =>
     typeof id === 'string' && id.length > 40 ? `Invalid '${field}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.` : undefined;
   const badName = (field: string, name: unknown) =>

@@ -214,6 +214,16 @@ describe('openai provider through the Worker', () => {
     expect(sent[1]!.filter((name: string) => name.startsWith('client_tool_'))).toHaveLength(125);
   });
 
+  it('shortens a tool description past what the server takes (OpenAI: 1,024 characters), learnt from its refusal', async () => {
+    const id = newSessionId('oa-long-description');
+    const description = `Looks up the weather. ${'It knows every city and every kind of weather. '.repeat(40)}`;
+    const { stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], tools: [{ name: 'weather', description }], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).map((body) => body.tools.find((tool: any) => tool.function.name === 'weather').function.description as string);
+    expect(sent.map((text) => text.length)).toEqual([description.length, 1024]);
+    expect(sent[1]).toBe(`${description.slice(0, 1023)}…`);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -125,10 +125,11 @@ export function toolResultText(text: string, isError: boolean | undefined): stri
   return isError ? `[The tool call failed] ${text}` : text;
 }
 
-export function convertTools(tools: ToolSpec[]) {
+/** The tools in Chat Completions' shape; a description past `maxDescription` (the server's limit) shortened. */
+export function convertTools(tools: ToolSpec[], maxDescription = Infinity) {
   return tools.map((tool) => ({
     type: 'function' as const,
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    function: { name: tool.name, description: tool.description.length > maxDescription ? `${tool.description.slice(0, maxDescription - 1)}…` : tool.description, parameters: tool.parameters },
   }));
 }
 

@@ -22,6 +22,9 @@
  * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
  *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
  *   client tools can offer more; which go is `tool-limit.ts`'s choice.
+ * - `maxDescription`: tool descriptions of at most this many characters. OpenAI takes 1024
+ *   ("Invalid 'tools[13].function.description': string too long"), where MCP servers write longer
+ *   ones (Sentry's, the sequential-thinking server's); a longer one goes shortened.
  * - `maxCompletionTokens`, `noTemperature`: OpenAI's reasoning models (o-series, GPT-5) refuse
  *   `max_tokens` ("Use 'max_completion_tokens' instead") and a temperature but their default, which
  *   a request can bring (pi's `maxTokens`, the Harness's `temperature`).
@@ -39,9 +42,13 @@ export type ChatDialect = {
   maxCompletionTokens?: boolean;
   noTemperature?: boolean;
   maxTools?: number;
+  maxDescription?: number;
 };
 
-const DEMANDS: [RegExp, Exclude<keyof ChatDialect, 'maxTools'>][] = [
+/** The limits a dialect may name, beside its demands. */
+type Limit = 'maxTools' | 'maxDescription';
+
+const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Limit>][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
@@ -58,14 +65,17 @@ export function dialectOf(server: string): ChatDialect {
   return dialects.get(server) ?? {};
 }
 
-/** OpenAI's words for more tools than it takes, and the number it takes. */
-const TOOLS_LIMIT = /'tools': array too long\. Expected an array with maximum length (\d+)/i;
+/** OpenAI's words for more tools, or a longer tool description, than it takes, and the number it takes. */
+const LIMITS: [RegExp, Limit][] = [
+  [/'tools': array too long\. Expected an array with maximum length (\d+)/i, 'maxTools'],
+  [/'tools\[\d+\]\.function\.description': string too long\. Expected a string with maximum length (\d+)/i, 'maxDescription'],
+];
 
 /** The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for nothing new. */
 export function learnFrom(server: string, refused: ChatDialect, detail: string): ChatDialect | undefined {
-  const maxTools = Number(TOOLS_LIMIT.exec(detail)?.[1]);
+  const limit = LIMITS.map(([pattern, key]) => [key, Number(pattern.exec(detail)?.[1])] as const).find(([key, value]) => value > 0 && value !== refused[key]);
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
-  const asked: ChatDialect | undefined = maxTools > 0 && maxTools !== refused.maxTools ? { maxTools } : demand ? { [demand[1]]: true } : undefined;
+  const asked: ChatDialect | undefined = limit ? { [limit[0]]: limit[1] } : demand ? { [demand[1]]: true } : undefined;
   if (!asked) return undefined;
   const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);

@@ -45,6 +45,12 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
     }
     case 'strict':
       return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
+    case 'gateway': {
+      // Gemini behind a gateway that translates to its API: each schema keyword it does not know, by name.
+      const unknown = (body.tools as { function: { parameters: unknown } }[] | undefined ?? []).flatMap((tool, index) => unknownKeywords(tool.function.parameters, `tools[0].function_declarations[${index}].parameters`));
+      const message = unknown.map(([key, at]) => `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`).join('\n');
+      return unknown.length === 0 ? undefined : { error: { code: 400, message, status: 'INVALID_ARGUMENT' } };
+    }
     case 'azure':
       return body.stream_options === undefined
         ? undefined
@@ -60,6 +66,16 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
     default:
       return undefined;
   }
+}
+
+/** Where a schema has keywords Gemini's API does not take (`additionalProperties`, `$schema`): each with its path. */
+function unknownKeywords(schema: unknown, at: string): [string, string][] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
+  return Object.entries(schema).flatMap(([key, value]): [string, string][] => {
+    if (key === 'additionalProperties' || key === '$schema') return [[key, at]];
+    if (key === 'properties' && typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([name, property]) => unknownKeywords(property, `${at}.properties[${JSON.stringify(name)}]`));
+    return unknownKeywords(value, `${at}.${key}`);
+  });
 }
 
 /**

@@ -22,6 +22,8 @@
  *                        parallel calls, each whole and without an index, the first with a thought
  *                        signature, finished as "stop"; it refuses an earlier call without a signature
  *   script/azure         answers "ok", and refuses `stream_options` as Azure OpenAI does
+ *   script/gateway       answers "ok", and refuses a tool schema with `additionalProperties` or
+ *                        `$schema` as Gemini's API behind a translating gateway does, each by name
  *   script/nodone        answers "ok" with its finish reason and usage, and ends its body without
  *                        `data: [DONE]`, as some servers do (llama.cpp's forks, text-generation-webui)
  *   script/reasoning     answers "ok", and refuses `max_tokens` and a temperature but 1 as OpenAI's
@@ -93,6 +95,7 @@ export const SCRIPTED_MODELS = [
   'script/mistral',
   'script/gemini',
   'script/azure',
+  'script/gateway',
   'script/nodone',
   'script/reasoning',
   'script/think',

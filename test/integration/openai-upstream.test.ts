@@ -224,6 +224,21 @@ describe('openai provider through the Worker', () => {
     expect(sent[1]).toBe(`${description.slice(0, 1023)}…`);
   });
 
+  it('leaves out of the tools’ schemas the keywords a server names as unknown (Gemini behind a gateway), at every depth; a property of that name stays', async () => {
+    const id = newSessionId('oa-schema-keys');
+    const parameters = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { city: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false }, additionalProperties: { type: 'string', enum: ['additionalProperties'] } },
+      additionalProperties: false,
+    };
+    const { stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], tools: [{ name: 'weather', parameters }], model: 'openai:script/gateway' });
+    expect(stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).map((body) => body.tools.find((tool: any) => tool.function.name === 'weather').function.parameters);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual({ type: 'object', properties: { city: { type: 'object', properties: { name: { type: 'string' } } }, additionalProperties: { type: 'string', enum: ['additionalProperties'] } } });
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

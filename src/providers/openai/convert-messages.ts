@@ -7,6 +7,7 @@ import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ChatDialect } from './dialect';
 import { nineCharacterId, openaiToolCallId } from './tool-call-ids';
+import { withoutKeys } from './tool-schemas';
 import type { ToolSpec } from '../types';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
@@ -125,11 +126,20 @@ export function toolResultText(text: string, isError: boolean | undefined): stri
   return isError ? `[The tool call failed] ${text}` : text;
 }
 
-/** The tools in Chat Completions' shape; a description past `maxDescription` (the server's limit) shortened. */
-export function convertTools(tools: ToolSpec[], maxDescription = Infinity) {
+/**
+ * The tools in Chat Completions' shape, in the server's dialect (`dialect.ts`): a description past
+ * its `maxDescription` shortened, the schema keywords it does not know left out.
+ */
+export function convertTools(tools: ToolSpec[], dialect: Pick<ChatDialect, 'maxDescription' | 'unknownSchemaKeys'> = {}) {
+  const max = dialect.maxDescription ?? Infinity;
+  const unknown = new Set(dialect.unknownSchemaKeys);
   return tools.map((tool) => ({
     type: 'function' as const,
-    function: { name: tool.name, description: tool.description.length > maxDescription ? `${tool.description.slice(0, maxDescription - 1)}…` : tool.description, parameters: tool.parameters },
+    function: {
+      name: tool.name,
+      description: tool.description.length > max ? `${tool.description.slice(0, max - 1)}…` : tool.description,
+      parameters: withoutKeys(tool.parameters, unknown) as Record<string, unknown>,
+    },
   }));
 }
 

@@ -22,6 +22,10 @@
  * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
  *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
  *   client tools can offer more; which go is `tool-limit.ts`'s choice.
+ * - `unknownSchemaKeys`: JSON Schema keywords the server does not know, left out of the tools'
+ *   schemas. Gemini's API behind gateways that translate to it refuses each by name ("Invalid JSON
+ *   payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0]
+ *   .parameters'"), where MCP servers' schemas carry them.
  * - `maxDescription`: tool descriptions of at most this many characters. OpenAI takes 1024
  *   ("Invalid 'tools[13].function.description': string too long"), where MCP servers write longer
  *   ones (Sentry's, the sequential-thinking server's); a longer one goes shortened.
@@ -43,12 +47,15 @@ export type ChatDialect = {
   noTemperature?: boolean;
   maxTools?: number;
   maxDescription?: number;
+  unknownSchemaKeys?: string[];
 };
 
 /** The limits a dialect may name, beside its demands. */
 type Limit = 'maxTools' | 'maxDescription';
+/** What a dialect holds beside its demands (yes or no). */
+type Learnt = Limit | 'unknownSchemaKeys';
 
-const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Limit>][] = [
+const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Learnt>][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
   [/roles must alternate/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
@@ -71,11 +78,22 @@ const LIMITS: [RegExp, Limit][] = [
   [/'tools\[\d+\]\.function\.description': string too long\. Expected a string with maximum length (\d+)/i, 'maxDescription'],
 ];
 
+/** A schema keyword a server names as unknown in a tool's parameters (its quotes escaped in a JSON body, or not). */
+const UNKNOWN_SCHEMA_KEY = /Unknown name \\?"([A-Za-z_$][\w$]*)\\?" at '?tools\[\d+\]/g;
+
 /** The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for nothing new. */
 export function learnFrom(server: string, refused: ChatDialect, detail: string): ChatDialect | undefined {
   const limit = LIMITS.map(([pattern, key]) => [key, Number(pattern.exec(detail)?.[1])] as const).find(([key, value]) => value > 0 && value !== refused[key]);
+  const known = new Set(refused.unknownSchemaKeys);
+  const unknown = [...new Set([...detail.matchAll(UNKNOWN_SCHEMA_KEY)].map((match) => match[1]!))].filter((key) => !known.has(key));
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
-  const asked: ChatDialect | undefined = limit ? { [limit[0]]: limit[1] } : demand ? { [demand[1]]: true } : undefined;
+  const asked: ChatDialect | undefined = limit
+    ? { [limit[0]]: limit[1] }
+    : unknown.length > 0
+      ? { unknownSchemaKeys: [...known, ...unknown] }
+      : demand
+        ? { [demand[1]]: true }
+        : undefined;
   if (!asked) return undefined;
   const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);

@@ -40,7 +40,7 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
   if (!dialect.noStreamOptions) body.stream_options = { include_usage: true };
   // Uncallable tools are left out: Chat Completions takes a history of calls without tools, and
   // not every compatible server takes `tool_choice`.
-  if (request.tools.length > 0 && request.toolChoice !== 'none') body.tools = convertTools(withinToolLimit(request.tools, dialect.maxTools), dialect.maxDescription);
+  if (request.tools.length > 0 && request.toolChoice !== 'none') body.tools = convertTools(withinToolLimit(request.tools, dialect.maxTools), dialect);
   if (request.temperature !== undefined && !dialect.noTemperature) body.temperature = request.temperature;
   // `max_tokens` is the field every OpenAI-compatible server takes; OpenAI's reasoning models want the other.
   if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;

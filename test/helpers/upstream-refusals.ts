@@ -246,6 +246,8 @@ function anthropicRefusal(text: string, body: ChatBody): string | undefined {
   if (body.model.endsWith('claude-3-haiku') && maxTokens > 4096) return `max_tokens: ${maxTokens} > 4096, which is the maximum allowed number of output tokens for ${body.model}`;
   const toolBlocks = body.messages.some((message) => Array.isArray(message.content) && (message.content as AnthropicBlock[]).some((block) => block.type === 'tool_use' || block.type === 'tool_result'));
   if (toolBlocks && !body.tools?.length) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+  const branched = (body.tools as { input_schema?: Record<string, unknown> }[] | undefined)?.findIndex((tool) => ['oneOf', 'anyOf', 'allOf'].some((key) => key in (tool.input_schema ?? {}))) ?? -1;
+  if (branched >= 0) return `tools.${branched}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
   if (LONE_SURROGATE_ESCAPE.test(text)) return 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)';
   const blank = (blocks: AnthropicBlock[]): string | undefined => {
     const texts = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '');

@@ -52,7 +52,8 @@
  *                        real recording of a mid-stream Anthropic error exists (fixtures SOURCES.md)
  * Like the real Messages API, the Anthropic stand-in refuses (`400 invalid_request_error`) a body
  * that escapes a lone UTF-16 surrogate (its strict JSON parser: "no low surrogate in string"), a
- * request without messages, a history of tool calls without tools, a text block that is empty, a
+ * request without messages, a history of tool calls without tools, a tool schema with `oneOf`,
+ * `anyOf` or `allOf` at its top, a text block that is empty, a
  * message whose text is all whitespace, a final assistant message that ends in whitespace, and
  * thinking whose signature another model made (the model a replayed recording names;
  * `anthropicRefusal`).

@@ -75,6 +75,15 @@ describe('anthropic provider through the Worker', () => {
     expect((await sentWith(id)).map((body) => body.max_tokens)).toEqual([8192, 4096, 4096, 4096, 4096]);
   });
 
+  it('offers a tool whose schema branches at its top (as MCP servers publish), which the API refuses as it came: its branches joined', async () => {
+    const id = newSessionId('an-branches');
+    const parameters = { type: 'object', oneOf: [{ properties: { city: { type: 'string' } }, required: ['city'] }, { properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'] }] };
+    const { stop } = await streamTurn(id, { messages: [user(`compute ${id}`)], tools: [{ name: 'weather', parameters }], model: 'anthropic:script/calc' });
+    expect(stop.stopReason).toBe('end_turn');
+    const [sent] = await sentWith(id);
+    expect(sent.tools.find((tool: any) => tool.name === 'weather').input_schema).toEqual({ type: 'object', properties: { city: { type: 'string' }, lat: { type: 'number' }, lon: { type: 'number' } } });
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

@@ -17,6 +17,7 @@ import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultC
 import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
+import { inputSchema } from './input-schema';
 
 type CacheControl = { cache_control?: { type: 'ephemeral' } };
 type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
@@ -83,7 +84,7 @@ export function convertTools(tools: ToolSpec[]) {
   return tools.map((tool, index) => ({
     name: tool.name,
     description: tool.description,
-    input_schema: { type: 'object', ...tool.parameters },
+    input_schema: inputSchema(tool.parameters),
     ...(index === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
   }));
 }

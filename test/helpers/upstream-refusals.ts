@@ -68,6 +68,21 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
   }
 }
 
+/** Where in a schema an array has no `items` (the path OpenAI names), if anywhere. */
+function arrayWithoutItems(schema: unknown, at: string[]): string[] | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  const record = schema as Record<string, unknown>;
+  if (record.type === 'array' && !('items' in record)) return at;
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'enum' || key === 'const' || key === 'default') continue;
+    const found = key === 'properties' && typeof value === 'object' && value !== null
+      ? Object.entries(value).map(([name, property]) => arrayWithoutItems(property, [...at, 'properties', name])).find(Boolean)
+      : arrayWithoutItems(value, [...at, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Where a schema has keywords Gemini's API does not take (`additionalProperties`, `$schema`): each with its path. */
 function unknownKeywords(schema: unknown, at: string): [string, string][] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
@@ -171,6 +186,10 @@ function anthropicPairing(body: ChatBody): string | undefined {
 function openaiRefusal(body: ChatBody): string | undefined {
   const tools = body.tools?.length ?? 0;
   if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
+  for (const tool of (body.tools as { function: { name: string; parameters: unknown } }[] | undefined) ?? []) {
+    const at = arrayWithoutItems(tool.function.parameters, []);
+    if (at) return `Invalid schema for function '${tool.function.name}': In context=(${at.map((part) => `'${part}'`).join(', ')}), array schema missing items.`;
+  }
   const described = (body.tools as { function?: { description?: string } }[] | undefined)?.findIndex((tool) => (tool.function?.description?.length ?? 0) > 1024) ?? -1;
   if (described >= 0) {
     const length = (body.tools as { function: { description: string } }[])[described]!.function.description.length;

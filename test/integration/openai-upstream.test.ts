@@ -239,6 +239,17 @@ describe('openai provider through the Worker', () => {
     expect(sent[1]).toEqual({ type: 'object', properties: { city: { type: 'object', properties: { name: { type: 'string' } } }, additionalProperties: { type: 'string', enum: ['additionalProperties'] } } });
   });
 
+  it('gives an array schema without items (as MCP servers publish it, and OpenAI refuses it) items of any kind, at every depth', async () => {
+    const id = newSessionId('oa-array-items');
+    const parameters = { type: 'object', properties: { texts: { type: 'array', description: 'words' }, nested: { type: 'object', properties: { tags: { type: ['array', 'null'] } } }, named: { type: 'array', items: { type: 'string' } } } };
+    const { stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], tools: [{ name: 'lookup', parameters }], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).map((body) => body.tools.find((tool: any) => tool.function.name === 'lookup').function.parameters);
+    expect(sent).toEqual([
+      { type: 'object', properties: { texts: { type: 'array', description: 'words', items: {} }, nested: { type: 'object', properties: { tags: { type: ['array', 'null'], items: {} } } }, named: { type: 'array', items: { type: 'string' } } } },
+    ]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -7,7 +7,7 @@ import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ChatDialect } from './dialect';
 import { nineCharacterId, openaiToolCallId } from './tool-call-ids';
-import { withoutKeys } from './tool-schemas';
+import { chatSchema } from './tool-schemas';
 import type { ToolSpec } from '../types';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
@@ -128,7 +128,7 @@ export function toolResultText(text: string, isError: boolean | undefined): stri
 
 /**
  * The tools in Chat Completions' shape, in the server's dialect (`dialect.ts`): a description past
- * its `maxDescription` shortened, the schema keywords it does not know left out.
+ * its `maxDescription` shortened, each schema as the server takes it (`tool-schemas.ts`).
  */
 export function convertTools(tools: ToolSpec[], dialect: Pick<ChatDialect, 'maxDescription' | 'unknownSchemaKeys'> = {}) {
   const max = dialect.maxDescription ?? Infinity;
@@ -138,7 +138,7 @@ export function convertTools(tools: ToolSpec[], dialect: Pick<ChatDialect, 'maxD
     function: {
       name: tool.name,
       description: tool.description.length > max ? `${tool.description.slice(0, max - 1)}…` : tool.description,
-      parameters: withoutKeys(tool.parameters, unknown) as Record<string, unknown>,
+      parameters: chatSchema(tool.parameters, unknown) as Record<string, unknown>,
     },
   }));
 }

@@ -1,21 +1,25 @@
 /**
- * A tool's JSON Schema without the keywords a server does not know (`unknownSchemaKeys`, dialect.ts),
- * at every depth. The keys of a `properties` map are property names, not keywords: kept, their
- * schemas read; values (`enum`, `const`, `default`, `examples`) are data: kept as they are.
+ * A tool's JSON Schema as a Chat Completions server takes it, at every depth:
+ * - an array schema without `items` gets `{}` (any item): OpenAI refuses it as it is ("In
+ *   context=('properties', 'texts'), array schema missing items"), and MCP servers publish it;
+ * - without the keywords the server does not know (`unknownSchemaKeys`, dialect.ts).
+ * The keys of a `properties` map are property names, not keywords: kept, their schemas read; values
+ * (`enum`, `const`, `default`, `examples`) are data: kept as they are.
  */
 const VALUES = new Set(['enum', 'const', 'default', 'examples']);
 
-export function withoutKeys(schema: unknown, keys: ReadonlySet<string>): unknown {
-  if (keys.size === 0) return schema;
-  if (Array.isArray(schema)) return schema.map((item) => withoutKeys(item, keys));
+export function chatSchema(schema: unknown, unknownKeys: ReadonlySet<string>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => chatSchema(item, unknownKeys));
   if (!isRecord(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (keys.has(key)) continue;
+    if (unknownKeys.has(key)) continue;
     if (VALUES.has(key)) out[key] = value;
-    else if (key === 'properties' && isRecord(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutKeys(property, keys)]));
-    else out[key] = withoutKeys(value, keys);
+    else if (key === 'properties' && isRecord(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, chatSchema(property, unknownKeys)]));
+    else out[key] = chatSchema(value, unknownKeys);
   }
+  const array = out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'));
+  if (array && !('items' in out) && !('prefixItems' in out)) out.items = {};
   return out;
 }
 

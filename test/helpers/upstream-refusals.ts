@@ -186,7 +186,8 @@ function anthropicPairing(body: ChatBody): string | undefined {
 function openaiRefusal(body: ChatBody): string | undefined {
   const tools = body.tools?.length ?? 0;
   if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
-  for (const tool of (body.tools as { function: { name: string; parameters: unknown } }[] | undefined) ?? []) {
+  for (const tool of (body.tools as { function: { name: string; parameters: Record<string, unknown> } }[] | undefined) ?? []) {
+    if (!('properties' in tool.function.parameters)) return `Invalid schema for function '${tool.function.name}': In context=(), object schema missing properties.`;
     const at = arrayWithoutItems(tool.function.parameters, []);
     if (at) return `Invalid schema for function '${tool.function.name}': In context=(${at.map((part) => `'${part}'`).join(', ')}), array schema missing items.`;
   }

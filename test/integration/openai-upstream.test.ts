@@ -250,6 +250,14 @@ describe('openai provider through the Worker', () => {
     ]);
   });
 
+  it('gives a tool that takes no input (`{"type": "object"}` alone, as MCP servers publish it, which OpenAI refuses) empty properties', async () => {
+    const id = newSessionId('oa-no-properties');
+    const { stop } = await streamTurn(id, { messages: [user(`hi ${id}`)], tools: [{ name: 'help', parameters: { type: 'object' } }], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(stop.stopReason).toBe('end_turn');
+    const sent = (await sentWith(id)).map((body) => body.tools.find((tool: any) => tool.function.name === 'help').function.parameters);
+    expect(sent).toEqual([{ type: 'object', properties: {} }]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

@@ -7,7 +7,7 @@ import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ChatDialect } from './dialect';
 import { nineCharacterId, openaiToolCallId } from './tool-call-ids';
-import { chatSchema } from './tool-schemas';
+import { toolParameters } from './tool-schemas';
 import type { ToolSpec } from '../types';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
@@ -138,7 +138,7 @@ export function convertTools(tools: ToolSpec[], dialect: Pick<ChatDialect, 'maxD
     function: {
       name: tool.name,
       description: tool.description.length > max ? `${tool.description.slice(0, max - 1)}…` : tool.description,
-      parameters: chatSchema(tool.parameters, unknown) as Record<string, unknown>,
+      parameters: toolParameters(tool.parameters, unknown),
     },
   }));
 }

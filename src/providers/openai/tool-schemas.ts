@@ -1,5 +1,7 @@
 /**
- * A tool's JSON Schema as a Chat Completions server takes it, at every depth:
+ * A tool's JSON Schema as a Chat Completions server takes it (`toolParameters`): at its top an object
+ * with `properties`, which OpenAI asks for where a tool takes no input ("In context=(), object schema
+ * missing properties"; MCP servers publish `{"type": "object"}` alone); and at every depth (`chatSchema`):
  * - an array schema without `items` gets `{}` (any item): OpenAI refuses it as it is ("In
  *   context=('properties', 'texts'), array schema missing items"), and MCP servers publish it;
  * - without the keywords the server does not know (`unknownSchemaKeys`, dialect.ts).
@@ -8,7 +10,12 @@
  */
 const VALUES = new Set(['enum', 'const', 'default', 'examples']);
 
-export function chatSchema(schema: unknown, unknownKeys: ReadonlySet<string>): unknown {
+export function toolParameters(parameters: Record<string, unknown>, unknownKeys: ReadonlySet<string>): Record<string, unknown> {
+  const schema = chatSchema(parameters, unknownKeys) as Record<string, unknown>;
+  return 'properties' in schema ? schema : { ...schema, properties: {} };
+}
+
+function chatSchema(schema: unknown, unknownKeys: ReadonlySet<string>): unknown {
   if (Array.isArray(schema)) return schema.map((item) => chatSchema(item, unknownKeys));
   if (!isRecord(schema)) return schema;
   const out: Record<string, unknown> = {};

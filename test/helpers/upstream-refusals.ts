@@ -68,6 +68,13 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
   }
 }
 
+/** A value in a schema's `properties` that is no schema (neither an object nor a boolean), as broken MCP schemas have; at the top. */
+function propertyNotSchema(schema: unknown): unknown {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  return Object.values(properties).find((value) => typeof value !== 'boolean' && (typeof value !== 'object' || value === null));
+}
+
 /** Where in a schema an array has no `items` (the path OpenAI names), if anywhere. */
 function arrayWithoutItems(schema: unknown, at: string[]): string[] | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
@@ -188,6 +195,8 @@ function openaiRefusal(body: ChatBody): string | undefined {
   if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
   for (const tool of (body.tools as { function: { name: string; parameters: Record<string, unknown> } }[] | undefined) ?? []) {
     if (!('properties' in tool.function.parameters)) return `Invalid schema for function '${tool.function.name}': In context=(), object schema missing properties.`;
+    const notSchema = propertyNotSchema(tool.function.parameters);
+    if (notSchema !== undefined) return `Invalid schema for function '${tool.function.name}': ${JSON.stringify(notSchema).replaceAll('"', "'")} is not of type 'object', 'boolean'.`;
     const at = arrayWithoutItems(tool.function.parameters, []);
     if (at) return `Invalid schema for function '${tool.function.name}': In context=(${at.map((part) => `'${part}'`).join(', ')}), array schema missing items.`;
   }
@@ -266,6 +275,8 @@ function anthropicRefusal(text: string, body: ChatBody): string | undefined {
   if (body.model.endsWith('claude-3-haiku') && maxTokens > 4096) return `max_tokens: ${maxTokens} > 4096, which is the maximum allowed number of output tokens for ${body.model}`;
   const toolBlocks = body.messages.some((message) => Array.isArray(message.content) && (message.content as AnthropicBlock[]).some((block) => block.type === 'tool_use' || block.type === 'tool_result'));
   if (toolBlocks && !body.tools?.length) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+  const invalid = (body.tools as { input_schema?: Record<string, unknown> }[] | undefined)?.findIndex((tool) => propertyNotSchema(tool.input_schema) !== undefined) ?? -1;
+  if (invalid >= 0) return `tools.${invalid}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at https://docs.anthropic.com/en/docs/tool-use.`;
   const branched = (body.tools as { input_schema?: Record<string, unknown> }[] | undefined)?.findIndex((tool) => ['oneOf', 'anyOf', 'allOf'].some((key) => key in (tool.input_schema ?? {}))) ?? -1;
   if (branched >= 0) return `tools.${branched}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
   if (LONE_SURROGATE_ESCAPE.test(text)) return 'The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)';

@@ -84,6 +84,18 @@ describe('anthropic provider through the Worker', () => {
     expect(sent.tools.find((tool: any) => tool.name === 'weather').input_schema).toEqual({ type: 'object', properties: { city: { type: 'string' }, lat: { type: 'number' }, lon: { type: 'number' } } });
   });
 
+  it('leaves out a tool whose schema the server refuses (a broken one, as MCP servers publish), learnt from its refusal; the others go on working', async () => {
+    const id = newSessionId('an-broken-schema');
+    const tools = [{ name: 'broken', parameters: { type: 'object', properties: { filePath: { type: 'string' }, type: 'object' } } }, { name: 'weather' }];
+    const first = await streamTurn(id, { messages: [user(`hi ${id}`)], tools, model: 'anthropic:replay/anthropic/claude-sonnet-4-text-ping' });
+    expect(first.stop.stopReason).toBe('end_turn');
+    const second = await streamTurn(id, { messages: [user('again')], tools, model: 'anthropic:replay/anthropic/claude-sonnet-4-text-ping' });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const offered = (await sentWith(id)).map((body) => body.tools.map((tool: any) => tool.name) as string[]);
+    // The refused call, then every call without the tool it named.
+    expect(offered.map((names) => [names.includes('broken'), names.includes('weather')])).toEqual([[true, true], [false, true], [false, true]]);
+  });
+
   it('continues a paused answer (pause_turn) transparently with another call', async () => {
     const id = newSessionId('an-pause');
     const { of, stop } = await streamTurn(id, { messages: [user(`long job ${id}`)], model: 'anthropic:script/pause' });

@@ -258,6 +258,18 @@ describe('openai provider through the Worker', () => {
     expect(sent).toEqual([{ type: 'object', properties: {} }]);
   });
 
+  it('leaves out a tool whose schema the server refuses (a broken one, as MCP servers publish), learnt from its refusal; the others go on working', async () => {
+    const id = newSessionId('oa-broken-schema');
+    const tools = [{ name: 'broken', parameters: { type: 'object', properties: { filePath: { type: 'string' }, type: 'object' } } }, { name: 'weather' }];
+    const first = await streamTurn(id, { messages: [user(`hi ${id}`)], tools, model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(first.stop.stopReason).toBe('end_turn');
+    const second = await streamTurn(id, { messages: [user('again')], tools, model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect(second.stop.stopReason).toBe('end_turn');
+    const offered = (await sentWith(id)).map((body) => body.tools.map((tool: any) => tool.function.name) as string[]);
+    // The refused call, then every call without the tool it named.
+    expect(offered.map((names) => [names.includes('broken'), names.includes('weather')])).toEqual([[true, true], [false, true], [false, true]]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

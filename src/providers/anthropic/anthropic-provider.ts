@@ -10,12 +10,13 @@ import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
+import { withoutRefused } from '../refused-tools';
 import { refusalAsItCame } from '../upstream-errors';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
-import { learnOutputLimit, outputLimitOf } from './output-limits';
+import { knowledgeOf, learnFromRefusal, type ServerKnowledge } from './server-knowledge';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -36,18 +37,19 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   return { stream: (request) => streamMessages(request, options) };
 }
 
-/** The request's body; `outputLimit`, the model's own limit where it told one (`output-limits.ts`). */
-export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicProviderOptions, 'maxTokens' | 'thinkingBudget'>, outputLimit = Infinity) {
+/** The request's body, within what the server and model told us (`server-knowledge.ts`). */
+export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicProviderOptions, 'maxTokens' | 'thinkingBudget'>, knowledge: ServerKnowledge = {}) {
   const body: Record<string, unknown> = {
     model: request.model,
-    max_tokens: Math.min(request.maxTokens ?? options.maxTokens, outputLimit),
+    max_tokens: Math.min(request.maxTokens ?? options.maxTokens, knowledge.outputLimit ?? Infinity),
     messages: convertMessages(request.messages),
     stream: true,
   };
   const system = convertSystem(request.system, request.messages);
   if (system) body.system = system;
-  if (request.tools.length > 0) body.tools = convertTools(request.tools);
-  if (request.tools.length > 0 && request.toolChoice === 'none') body.tool_choice = { type: 'none' };
+  const tools = withoutRefused(request.tools, knowledge.refusedTools);
+  if (tools.length > 0) body.tools = convertTools(tools);
+  if (tools.length > 0 && request.toolChoice === 'none') body.tool_choice = { type: 'none' };
   // Thinking needs room below the output limit, and takes no temperature of the caller's.
   const thinking = options.thinkingBudget > 0 && options.thinkingBudget < (body.max_tokens as number);
   if (thinking) body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };
@@ -71,14 +73,19 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
     });
   const server = `${url} ${request.model}`;
   const send = async (signal: AbortSignal): Promise<Response> => {
-    const body = buildRequestBody(request, options, outputLimitOf(server));
-    const response = await post(signal, body);
-    if (response.status !== 400) return response;
-    // A refusal read to see whether it names the model's output limit, else handed on as it came.
-    const detail = await response.text();
-    const limit = learnOutputLimit(server, body.max_tokens as number, detail);
-    if (limit !== undefined) return post(signal, buildRequestBody(request, options, limit));
-    return refusalAsItCame(response, detail);
+    let body = buildRequestBody(request, options, knowledgeOf(server));
+    let response = await post(signal, body);
+    while (response.status === 400) {
+      // A refusal read to see what it teaches (the model's output limit, a tool's schema it will not
+      // take), else handed on as it came.
+      const detail = await response.text();
+      const sent = { maxTokens: body.max_tokens as number, tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name) };
+      const learnt = learnFromRefusal(server, sent, detail);
+      if (!learnt) return refusalAsItCame(response, detail);
+      body = buildRequestBody(request, options, learnt);
+      response = await post(signal, body);
+    }
+    return response;
   };
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, 'message_stop', eventReader);
 }

@@ -26,6 +26,7 @@
  *   schemas. Gemini's API behind gateways that translate to it refuses each by name ("Invalid JSON
  *   payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0]
  *   .parameters'"), where MCP servers' schemas carry them.
+ * - `refusedTools`: tools whose schemas the server refused (`refused-tools.ts`), left out.
  * - `maxDescription`: tool descriptions of at most this many characters. OpenAI takes 1024
  *   ("Invalid 'tools[13].function.description': string too long"), where MCP servers write longer
  *   ones (Sentry's, the sequential-thinking server's); a longer one goes shortened.
@@ -36,6 +37,7 @@
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
 import { BoundedMap } from '../../lib/bounded-map';
+import { refusedToolName } from '../refused-tools';
 
 export type ChatDialect = {
   reasoningBack?: boolean;
@@ -48,12 +50,13 @@ export type ChatDialect = {
   maxTools?: number;
   maxDescription?: number;
   unknownSchemaKeys?: string[];
+  refusedTools?: string[];
 };
 
 /** The limits a dialect may name, beside its demands. */
 type Limit = 'maxTools' | 'maxDescription';
 /** What a dialect holds beside its demands (yes or no). */
-type Learnt = Limit | 'unknownSchemaKeys';
+type Learnt = Limit | 'unknownSchemaKeys' | 'refusedTools';
 
 const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Learnt>][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
@@ -81,19 +84,25 @@ const LIMITS: [RegExp, Limit][] = [
 /** A schema keyword a server names as unknown in a tool's parameters (its quotes escaped in a JSON body, or not). */
 const UNKNOWN_SCHEMA_KEY = /Unknown name \\?"([A-Za-z_$][\w$]*)\\?" at '?tools\[\d+\]/g;
 
-/** The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for nothing new. */
-export function learnFrom(server: string, refused: ChatDialect, detail: string): ChatDialect | undefined {
+/**
+ * The dialect a refusal asks for beyond the one it refused, remembered; undefined when it asks for
+ * nothing new. `sentTools`: the names of the tools the refused call offered, as it offered them.
+ */
+export function learnFrom(server: string, refused: ChatDialect, detail: string, sentTools: readonly string[] = []): ChatDialect | undefined {
   const limit = LIMITS.map(([pattern, key]) => [key, Number(pattern.exec(detail)?.[1])] as const).find(([key, value]) => value > 0 && value !== refused[key]);
   const known = new Set(refused.unknownSchemaKeys);
   const unknown = [...new Set([...detail.matchAll(UNKNOWN_SCHEMA_KEY)].map((match) => match[1]!))].filter((key) => !known.has(key));
+  const tool = unknown.length > 0 ? undefined : refusedToolName(detail, sentTools);
   const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
   const asked: ChatDialect | undefined = limit
     ? { [limit[0]]: limit[1] }
     : unknown.length > 0
       ? { unknownSchemaKeys: [...known, ...unknown] }
-      : demand
-        ? { [demand[1]]: true }
-        : undefined;
+      : tool !== undefined
+        ? { refusedTools: [...(refused.refusedTools ?? []), tool] }
+        : demand
+          ? { [demand[1]]: true }
+          : undefined;
   if (!asked) return undefined;
   const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);

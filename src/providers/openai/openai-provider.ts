@@ -9,6 +9,7 @@ import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { overflowPart, refusalAsItCame, type ErrorPart } from '../upstream-errors';
+import { withoutRefused } from '../refused-tools';
 import { withinToolLimit } from '../tool-limit';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import type { UpstreamTimeouts } from '../upstream-timer';
@@ -40,7 +41,7 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
   if (!dialect.noStreamOptions) body.stream_options = { include_usage: true };
   // Uncallable tools are left out: Chat Completions takes a history of calls without tools, and
   // not every compatible server takes `tool_choice`.
-  if (request.tools.length > 0 && request.toolChoice !== 'none') body.tools = convertTools(withinToolLimit(request.tools, dialect.maxTools), dialect);
+  if (request.tools.length > 0 && request.toolChoice !== 'none') body.tools = convertTools(withinToolLimit(withoutRefused(request.tools, dialect.refusedTools), dialect.maxTools), dialect);
   if (request.temperature !== undefined && !dialect.noTemperature) body.temperature = request.temperature;
   // `max_tokens` is the field every OpenAI-compatible server takes; OpenAI's reasoning models want the other.
   if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
@@ -49,7 +50,7 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
 
 function streamChat(request: ModelRequest, options: OpenAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const post = (signal: AbortSignal, dialect: ChatDialect) =>
+  const post = (signal: AbortSignal, body: Record<string, unknown>) =>
     (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: {
@@ -57,20 +58,23 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
         accept: 'text/event-stream',
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
-      body: wellFormedJson(buildRequestBody(request, dialect)),
+      body: wellFormedJson(body),
       signal,
     });
   const server = `${url} ${request.model}`;
   const send = async (signal: AbortSignal): Promise<Response> => {
     let dialect = dialectOf(server);
-    let response = await post(signal, dialect);
+    let body = buildRequestBody(request, dialect);
+    let response = await post(signal, body);
     while (response.status === 400) {
       // A refusal read to see whether it asks for another dialect (dialect.ts), else handed on as it came.
       const detail = await response.text();
-      const asked = learnFrom(server, dialect, detail);
+      const sentTools = ((body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
+      const asked = learnFrom(server, dialect, detail, sentTools);
       if (!asked) return refusalAsItCame(response, detail);
       dialect = asked;
-      response = await post(signal, dialect);
+      body = buildRequestBody(request, dialect);
+      response = await post(signal, body);
     }
     return response;
   };

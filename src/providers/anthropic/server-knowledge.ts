@@ -1,0 +1,32 @@
+/**
+ * What a Messages API server and model told us in their refusals, kept for the isolate's life:
+ * - `outputLimit`: the model's own output limit. `ANTHROPIC_MAX_TOKENS` (8192 by default) is over
+ *   some models' own, Claude 3 Haiku's and Opus's 4096, and the API refuses such a call
+ *   ("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for
+ *   claude-3-haiku-20240307"): every turn on them would fail. Calls go within it.
+ * - `refusedTools`: tools whose schemas the API refused (`refused-tools.ts`), left out.
+ * The call a refusal answered is sent again with what it taught.
+ */
+import { BoundedMap } from '../../lib/bounded-map';
+import { refusedToolName } from '../refused-tools';
+
+export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[] };
+
+const OUTPUT_LIMIT = /max_tokens: \d+ > (\d+), which is the maximum allowed number of output tokens/;
+
+const known = new BoundedMap<string, ServerKnowledge>(256);
+
+export function knowledgeOf(server: string): ServerKnowledge {
+  return known.get(server) ?? {};
+}
+
+/** What a refusal of a call (its `max_tokens`, its tools' names) teaches beyond what was known; undefined when nothing. */
+export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[] }, detail: string): ServerKnowledge | undefined {
+  const before = knowledgeOf(server);
+  const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
+  const tool = refusedToolName(detail, sent.tools);
+  const learnt: ServerKnowledge | undefined =
+    limit > 0 && limit < sent.maxTokens ? { ...before, outputLimit: limit } : tool !== undefined ? { ...before, refusedTools: [...(before.refusedTools ?? []), tool] } : undefined;
+  if (learnt) known.set(server, learnt);
+  return learnt;
+}

@@ -45,6 +45,8 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
     }
     case 'strict':
       return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
+    case 'notools':
+      return body.tools?.length ? error('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set') : undefined;
     case 'gateway': {
       // Gemini behind a gateway that translates to its API: each schema keyword it does not know, by name.
       const unknown = (body.tools as { function: { parameters: unknown } }[] | undefined ?? []).flatMap((tool, index) => unknownKeywords(tool.function.parameters, `tools[0].function_declarations[${index}].parameters`));

@@ -270,6 +270,14 @@ describe('openai provider through the Worker', () => {
     expect(offered.map((names) => [names.includes('broken'), names.includes('weather')])).toEqual([[true, true], [false, true], [false, true]]);
   });
 
+  it('offers no tools to a server that takes none (vLLM started without a tool-call parser), learnt from its refusal: the model answers in text', async () => {
+    const id = newSessionId('oa-no-tools');
+    const model = 'openai:script/notools';
+    expect((await streamTurn(id, { messages: [user(`hi ${id}`)], model })).stop.stopReason).toBe('end_turn');
+    expect((await streamTurn(id, { messages: [user('again')], model })).stop.stopReason).toBe('end_turn');
+    expect((await sentWith(id)).map((body) => 'tools' in body)).toEqual([true, false, false]);
+  });
+
   it('sends no reasoning back to a server that did not ask for it', async () => {
     const id = newSessionId('oa-no-reasoning');
     const tools = [{ name: 'weather' }];

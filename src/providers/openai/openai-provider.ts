@@ -41,7 +41,7 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
   if (!dialect.noStreamOptions) body.stream_options = { include_usage: true };
   // Uncallable tools are left out: Chat Completions takes a history of calls without tools, and
   // not every compatible server takes `tool_choice`.
-  if (request.tools.length > 0 && request.toolChoice !== 'none') body.tools = convertTools(withinToolLimit(withoutRefused(request.tools, dialect.refusedTools), dialect.maxTools), dialect);
+  if (request.tools.length > 0 && request.toolChoice !== 'none' && !dialect.noTools) body.tools = convertTools(withinToolLimit(withoutRefused(request.tools, dialect.refusedTools), dialect.maxTools), dialect);
   if (request.temperature !== undefined && !dialect.noTemperature) body.temperature = request.temperature;
   // `max_tokens` is the field every OpenAI-compatible server takes; OpenAI's reasoning models want the other.
   if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
@@ -72,6 +72,8 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
       const sentTools = ((body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
       const asked = learnFrom(server, dialect, detail, sentTools);
       if (!asked) return refusalAsItCame(response, detail);
+      // What the server asked for changes what the model is offered (tools left out, say): told.
+      console.warn('openai: the server asked for its own dialect', server, asked);
       dialect = asked;
       body = buildRequestBody(request, dialect);
       response = await post(signal, body);

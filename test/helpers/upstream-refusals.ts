@@ -47,6 +47,8 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
       return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
     case 'notools':
       return body.tools?.length ? error('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set') : undefined;
+    case 'ollama-notools':
+      return body.tools?.length ? { error: { message: `registry.ollama.ai/library/${body.model.slice('script/'.length)} does not support tools`, type: 'api_error', param: null, code: null } } : undefined;
     case 'gateway': {
       // Gemini behind a gateway that translates to its API: each schema keyword it does not know, by name.
       const unknown = (body.tools as { function: { parameters: unknown } }[] | undefined ?? []).flatMap((tool, index) => unknownKeywords(tool.function.parameters, `tools[0].function_declarations[${index}].parameters`));

@@ -32,7 +32,7 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
     response.end(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 1 } })}\n\n`);
     return;
   }
-  if (name === 'strict' || name === 'azure' || name === 'reasoning' || name === 'gateway' || name === 'notools') {
+  if (name === 'strict' || name === 'azure' || name === 'reasoning' || name === 'gateway' || name === 'notools' || name === 'ollama-notools') {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ content: `ok, ${body.messages.length} messages` }));
     response.write(chunk({}, 'stop'));

@@ -270,9 +270,11 @@ describe('openai provider through the Worker', () => {
     expect(offered.map((names) => [names.includes('broken'), names.includes('weather')])).toEqual([[true, true], [false, true], [false, true]]);
   });
 
-  it('offers no tools to a server that takes none (vLLM started without a tool-call parser), learnt from its refusal: the model answers in text', async () => {
+  it.each([
+    ['vLLM started without a tool-call parser', 'openai:script/notools'],
+    ['Ollama, for a model without tool use', 'openai:script/ollama-notools'],
+  ])('offers no tools to a server that takes none (%s), learnt from its refusal: the model answers in text', async (_server, model) => {
     const id = newSessionId('oa-no-tools');
-    const model = 'openai:script/notools';
     expect((await streamTurn(id, { messages: [user(`hi ${id}`)], model })).stop.stopReason).toBe('end_turn');
     expect((await streamTurn(id, { messages: [user('again')], model })).stop.stopReason).toBe('end_turn');
     expect((await sentWith(id)).map((body) => 'tools' in body)).toEqual([true, false, false]);

@@ -19,9 +19,10 @@
  *   not at hand (`skip_thought_signature_validator`).
  * - `noStreamOptions`: no `stream_options` (the ask for usage on the stream's last chunk), which some
  *   servers refuse ("Unrecognized request argument supplied: stream_options": Azure OpenAI, gateways).
- * - `noTools`: no tools at all. vLLM started without a tool-call parser refuses any ("\"auto\" tool
- *   choice requires --enable-auto-tool-choice and --tool-call-parser to be set"), and the model can
- *   still answer in text.
+ * - `noTools`: no tools at all. Ollama refuses any for a model without tool use
+ *   ("registry.ollama.ai/library/deepseek-r1:14b does not support tools"), and so does vLLM started
+ *   without a tool-call parser ("\"auto\" tool choice requires --enable-auto-tool-choice and
+ *   --tool-call-parser to be set"); the model can still answer in text.
  * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
  *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
  *   client tools can offer more; which go is `tool-limit.ts`'s choice.
@@ -70,7 +71,7 @@ const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Learnt>][] = [
   [/stream_options/i, 'noStreamOptions'],
   [/max_completion_tokens/i, 'maxCompletionTokens'],
   [/unsupported (value|parameter): '?temperature/i, 'noTemperature'],
-  [/tool choice requires --enable-auto-tool-choice/i, 'noTools'],
+  [/tool choice requires --enable-auto-tool-choice|does not support tools/i, 'noTools'],
 ];
 
 /** Each server and model's dialect as learnt so far; the oldest forgotten past a bound no deployment reaches. */

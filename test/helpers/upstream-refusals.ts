@@ -47,6 +47,8 @@ export function scriptedRefusal(name: string, body: ScriptBody): unknown {
       return alternates(body.messages) ? undefined : error('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...');
     case 'notools':
       return body.tools?.length ? error('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set') : undefined;
+    case 'openrouter-notools':
+      return body.tools?.length ? { error: { message: 'No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing', code: 404 } } : undefined;
     case 'ollama-notools':
       return body.tools?.length ? { error: { message: `registry.ollama.ai/library/${body.model.slice('script/'.length)} does not support tools`, type: 'api_error', param: null, code: null } } : undefined;
     case 'gateway': {

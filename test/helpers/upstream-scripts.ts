@@ -21,7 +21,8 @@ export function promptTokens(body: { messages: { content: unknown }[]; tools?: u
 export async function openaiScript(name: string, body: ChatBody, afterTool: boolean, response: ServerResponse): Promise<void> {
   const refusal = scriptedRefusal(name, body);
   if (refusal) {
-    response.writeHead(400, { 'content-type': 'application/json' });
+    // OpenRouter says 404 where no provider of a model takes tools.
+    response.writeHead(name === 'openrouter-notools' ? 404 : 400, { 'content-type': 'application/json' });
     response.end(JSON.stringify(refusal));
     return;
   }
@@ -32,7 +33,7 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
     response.end(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 1 } })}\n\n`);
     return;
   }
-  if (name === 'strict' || name === 'azure' || name === 'reasoning' || name === 'gateway' || name === 'notools' || name === 'ollama-notools') {
+  if (name === 'strict' || name === 'azure' || name === 'reasoning' || name === 'gateway' || name === 'notools' || name === 'ollama-notools' || name === 'openrouter-notools') {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ content: `ok, ${body.messages.length} messages` }));
     response.write(chunk({}, 'stop'));

@@ -24,6 +24,7 @@
  *   script/azure         answers "ok", and refuses `stream_options` as Azure OpenAI does
  *   script/notools       answers "ok", and refuses any tools, as vLLM started without a tool-call parser
  *   script/ollama-notools the same, in Ollama's words for a model without tool use
+ *   script/openrouter-notools the same, as OpenRouter says it (404) where no provider takes tools
  *   script/gateway       answers "ok", and refuses a tool schema with `additionalProperties` or
  *                        `$schema` as Gemini's API behind a translating gateway does, each by name
  *   script/nodone        answers "ok" with its finish reason and usage, and ends its body without
@@ -101,6 +102,7 @@ export const SCRIPTED_MODELS = [
   'script/gateway',
   'script/notools',
   'script/ollama-notools',
+  'script/openrouter-notools',
   'script/nodone',
   'script/reasoning',
   'script/think',

@@ -273,6 +273,7 @@ describe('openai provider through the Worker', () => {
   it.each([
     ['vLLM started without a tool-call parser', 'openai:script/notools'],
     ['Ollama, for a model without tool use', 'openai:script/ollama-notools'],
+    ['OpenRouter, where no provider of the model takes tools (404)', 'openai:script/openrouter-notools'],
   ])('offers no tools to a server that takes none (%s), learnt from its refusal: the model answers in text', async (_server, model) => {
     const id = newSessionId('oa-no-tools');
     expect((await streamTurn(id, { messages: [user(`hi ${id}`)], model })).stop.stopReason).toBe('end_turn');

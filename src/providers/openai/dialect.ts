@@ -22,7 +22,8 @@
  * - `noTools`: no tools at all. Ollama refuses any for a model without tool use
  *   ("registry.ollama.ai/library/deepseek-r1:14b does not support tools"), and so does vLLM started
  *   without a tool-call parser ("\"auto\" tool choice requires --enable-auto-tool-choice and
- *   --tool-call-parser to be set"); the model can still answer in text.
+ *   --tool-call-parser to be set"), and OpenRouter where none of a model's providers takes tools
+ *   (404: "No endpoints found that support tool use"); the model can still answer in text.
  * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
  *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
  *   client tools can offer more; which go is `tool-limit.ts`'s choice.
@@ -71,7 +72,7 @@ const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Learnt>][] = [
   [/stream_options/i, 'noStreamOptions'],
   [/max_completion_tokens/i, 'maxCompletionTokens'],
   [/unsupported (value|parameter): '?temperature/i, 'noTemperature'],
-  [/tool choice requires --enable-auto-tool-choice|does not support tools/i, 'noTools'],
+  [/tool choice requires --enable-auto-tool-choice|does not support tools|no endpoints found that support tool use/i, 'noTools'],
 ];
 
 /** Each server and model's dialect as learnt so far; the oldest forgotten past a bound no deployment reaches. */

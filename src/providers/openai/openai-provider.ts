@@ -66,7 +66,8 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
     let dialect = dialectOf(server);
     let body = buildRequestBody(request, dialect);
     let response = await post(signal, body);
-    while (response.status === 400) {
+    // OpenRouter answers 404 where no provider of a model takes what was asked (tools).
+    while (response.status === 400 || response.status === 404) {
       // A refusal read to see whether it asks for another dialect (dialect.ts), else handed on as it came.
       const detail = await response.text();
       const sentTools = ((body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);

@@ -197,6 +197,9 @@ function anthropicPairing(body: ChatBody): string | undefined {
  * of an earlier call whose function's name is not in its alphabet.
  */
 function openaiRefusal(body: ChatBody): string | undefined {
+  // GPT-4o's output limit, as OpenAI names it.
+  const output = (body as { max_tokens?: number }).max_tokens ?? 0;
+  if (output > 16384) return `max_tokens is too large: ${output}. This model supports at most 16384 completion tokens, whereas you provided ${output}.`;
   const tools = body.tools?.length ?? 0;
   if (tools > 128) return `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`;
   for (const tool of (body.tools as { function: { name: string; parameters: Record<string, unknown> } }[] | undefined) ?? []) {

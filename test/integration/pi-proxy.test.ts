@@ -161,6 +161,14 @@ describe('POST /api/stream', () => {
     ]);
   });
 
+  it('sends pi’s maxTokens within the model’s own output limit, which OpenAI names when it refuses more', async () => {
+    const marker = `pi-${crypto.randomUUID()}`;
+    const ask = () => proxy({ model: piModel('openai', 'replay/openai/gpt-4o-text-usage'), context: { messages: [userMessage(marker)] }, options: { maxTokens: 100_000 } });
+    expect((await dataLines(await ask())).at(-1)).toMatchObject({ type: 'done', reason: 'stop' });
+    expect((await dataLines(await ask())).at(-1)).toMatchObject({ type: 'done', reason: 'stop' });
+    expect((await sentWith(marker)).map((body) => body.max_tokens)).toEqual([100_000, 16384, 16384]);
+  });
+
   it('carries a thinking signature as contentSignature (Anthropic, recorded)', async () => {
     const events = await dataLines(
       await proxy({ model: piModel('anthropic', 'replay/anthropic/claude-sonnet-4-thinking-signature-text'), context: { messages: [userMessage('think')] } }),

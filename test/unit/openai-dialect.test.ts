@@ -12,12 +12,27 @@ describe('learnFrom', () => {
     ['Unrecognized request argument supplied: stream_options.', 'noStreamOptions'],
     ["Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'maxCompletionTokens'],
     ["Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.", 'noTemperature'],
+    ['"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', 'noTools'],
+    ['registry.ollama.ai/library/deepseek-r1:14b does not support tools', 'noTools'],
+    ['No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing', 'noTools'],
   ])('reads %j as asking for %s, and remembers it for that server and model', (detail, key) => {
     const server = `https://example.test/v1/chat/completions ${key}`;
     expect(learnFrom(server, {}, JSON.stringify({ error: { message: detail } }))).toEqual({ [key]: true });
     expect(dialectOf(server)).toEqual({ [key]: true });
     // Asked again in the dialect it asked for: nothing new to learn, so the refusal stands.
     expect(learnFrom(server, { [key]: true }, detail)).toBeUndefined();
+  });
+
+  it.each([
+    ["Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 132 instead.", { maxTools: 128 }],
+    ["Invalid 'tools[13].function.description': string too long. Expected a string with maximum length 1024, but got a string with length 1103 instead.", { maxDescription: 1024 }],
+    ['max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.', { maxOutputTokens: 16384 }],
+    ['Invalid JSON payload received. Unknown name "additionalProperties" at \'tools[0].function_declarations[0].parameters\': Cannot find field.', { unknownSchemaKeys: ['additionalProperties'] }],
+    ["Invalid schema for function 'broken': 'object' is not of type 'object', 'boolean'.", { refusedTools: ['broken'] }],
+  ])('reads %j as naming %j, and asks for nothing new when sent within it', (detail, learnt) => {
+    const server = `https://example.test/v1/chat/completions ${Object.keys(learnt)[0]}`;
+    expect(learnFrom(server, {}, JSON.stringify({ error: { message: detail } }), ['calculator', 'broken'])).toEqual(learnt);
+    expect(learnFrom(server, learnt, detail, ['calculator'])).toBeUndefined();
   });
 
   it('learns nothing from a refusal that asks for no dialect, and keeps what it learnt before', () => {

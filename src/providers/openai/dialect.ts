@@ -24,6 +24,8 @@
  *   without a tool-call parser ("\"auto\" tool choice requires --enable-auto-tool-choice and
  *   --tool-call-parser to be set"), and OpenRouter where none of a model's providers takes tools
  *   (404: "No endpoints found that support tool use"); the model can still answer in text.
+ * - `maxOutputTokens`: a request's `maxTokens` (pi's) within the model's own limit, which OpenAI
+ *   names ("max_tokens is too large: 100000. This model supports at most 16384 completion tokens").
  * - `maxTools`: at most this many tools. OpenAI takes 128 ("Invalid 'tools': array too long.
  *   Expected an array with maximum length 128"), where a deployment's MCP servers and a request's
  *   client tools can offer more; which go is `tool-limit.ts`'s choice.
@@ -55,12 +57,13 @@ export type ChatDialect = {
   noTools?: boolean;
   maxTools?: number;
   maxDescription?: number;
+  maxOutputTokens?: number;
   unknownSchemaKeys?: string[];
   refusedTools?: string[];
 };
 
 /** The limits a dialect may name, beside its demands. */
-type Limit = 'maxTools' | 'maxDescription';
+type Limit = 'maxTools' | 'maxDescription' | 'maxOutputTokens';
 /** What a dialect holds beside its demands (yes or no). */
 type Learnt = Limit | 'unknownSchemaKeys' | 'refusedTools';
 
@@ -82,10 +85,11 @@ export function dialectOf(server: string): ChatDialect {
   return dialects.get(server) ?? {};
 }
 
-/** OpenAI's words for more tools, or a longer tool description, than it takes, and the number it takes. */
+/** OpenAI's words for more tools, a longer tool description or more output than it takes, and the number it takes. */
 const LIMITS: [RegExp, Limit][] = [
   [/'tools': array too long\. Expected an array with maximum length (\d+)/i, 'maxTools'],
   [/'tools\[\d+\]\.function\.description': string too long\. Expected a string with maximum length (\d+)/i, 'maxDescription'],
+  [/supports at most (\d+) completion tokens/i, 'maxOutputTokens'],
 ];
 
 /** A schema keyword a server names as unknown in a tool's parameters (its quotes escaped in a JSON body, or not). */

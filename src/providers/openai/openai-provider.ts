@@ -44,7 +44,7 @@ export function buildRequestBody(request: ModelRequest, dialect: ChatDialect = {
   if (request.tools.length > 0 && request.toolChoice !== 'none' && !dialect.noTools) body.tools = convertTools(withinToolLimit(withoutRefused(request.tools, dialect.refusedTools), dialect.maxTools), dialect);
   if (request.temperature !== undefined && !dialect.noTemperature) body.temperature = request.temperature;
   // `max_tokens` is the field every OpenAI-compatible server takes; OpenAI's reasoning models want the other.
-  if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+  if (request.maxTokens !== undefined) body[dialect.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = Math.min(request.maxTokens, dialect.maxOutputTokens ?? Infinity);
   return body;
 }
 

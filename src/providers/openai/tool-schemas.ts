@@ -10,7 +10,17 @@
  */
 const VALUES = new Set(['enum', 'const', 'default', 'examples']);
 
+/** Each schema as a server that names no unknown keywords takes it, made once: every call of a turn offers the same tools. */
+const made = new WeakMap<object, Record<string, unknown>>();
+
 export function toolParameters(parameters: Record<string, unknown>, unknownKeys: ReadonlySet<string>): Record<string, unknown> {
+  if (unknownKeys.size > 0) return forServer(parameters, unknownKeys);
+  let schema = made.get(parameters);
+  if (!schema) made.set(parameters, (schema = forServer(parameters, unknownKeys)));
+  return schema;
+}
+
+function forServer(parameters: Record<string, unknown>, unknownKeys: ReadonlySet<string>): Record<string, unknown> {
   const schema = chatSchema(parameters, unknownKeys) as Record<string, unknown>;
   return 'properties' in schema ? schema : { ...schema, properties: {} };
 }

@@ -5,14 +5,20 @@
  *   ("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for
  *   claude-3-haiku-20240307"): every turn on them would fail. Calls go within it.
  * - `refusedTools`: tools whose schemas the API refused (`refused-tools.ts`), left out.
+ * - `thinking`, where `ANTHROPIC_THINKING_BUDGET` asks for thinking: `adaptive` for a model that takes
+ *   no budget (Claude Opus 4.7 and later: "\"thinking.type.enabled\" is not supported for this
+ *   model. Use \"thinking.type.adaptive\""), `off` for one without thinking ("'claude-3-5-haiku-20241022'
+ *   does not support thinking"). Either refusal failed every turn on such a model.
  * The call a refusal answered is sent again with what it taught.
  */
 import { BoundedMap } from '../../lib/bounded-map';
 import { refusedToolName } from '../refused-tools';
 
-export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[] };
+export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[]; thinking?: 'adaptive' | 'off' };
 
 const OUTPUT_LIMIT = /max_tokens: \d+ > (\d+), which is the maximum allowed number of output tokens/;
+const ADAPTIVE_ONLY = /thinking\.type\.enabled\W*is not supported|use \W*thinking\.type\.adaptive/i;
+const NO_THINKING = /does not support thinking/i;
 
 const known = new BoundedMap<string, ServerKnowledge>(256);
 
@@ -20,13 +26,23 @@ export function knowledgeOf(server: string): ServerKnowledge {
   return known.get(server) ?? {};
 }
 
-/** What a refusal of a call (its `max_tokens`, its tools' names) teaches beyond what was known; undefined when nothing. */
-export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[] }, detail: string): ServerKnowledge | undefined {
+/**
+ * What a refusal of a call (its `max_tokens`, its tools' names, its thinking) teaches beyond what was
+ * known; undefined when nothing.
+ */
+export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[]; thinking?: string }, detail: string): ServerKnowledge | undefined {
   const before = knowledgeOf(server);
   const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
   const tool = refusedToolName(detail, sent.tools);
+  const thinking = sent.thinking === 'enabled' && ADAPTIVE_ONLY.test(detail) ? 'adaptive' : sent.thinking !== undefined && NO_THINKING.test(detail) ? 'off' : undefined;
   const learnt: ServerKnowledge | undefined =
-    limit > 0 && limit < sent.maxTokens ? { ...before, outputLimit: limit } : tool !== undefined ? { ...before, refusedTools: [...(before.refusedTools ?? []), tool] } : undefined;
+    limit > 0 && limit < sent.maxTokens
+      ? { ...before, outputLimit: limit }
+      : tool !== undefined
+        ? { ...before, refusedTools: [...(before.refusedTools ?? []), tool] }
+        : thinking !== undefined
+          ? { ...before, thinking }
+          : undefined;
   if (learnt) known.set(server, learnt);
   return learnt;
 }

@@ -49,7 +49,7 @@ export function buildRequestBody(request: ModelRequest, options: Pick<AnthropicP
   if (system) body.system = system;
   const tools = withoutRefused(request.tools, knowledge.refusedTools);
   if (tools.length > 0) body.tools = convertTools(tools);
-  if (tools.length > 0 && request.toolChoice === 'none') body.tool_choice = { type: 'none' };
+  if (tools.length > 0 && request.toolChoice === 'none' && !knowledge.noToolChoice) body.tool_choice = { type: 'none' };
   // Thinking needs room below the output limit, and takes no temperature of the caller's. A model
   // that thinks as it sees fit takes no budget; one that does not think takes none of it.
   const asked = options.thinkingBudget > 0 && knowledge.thinking !== 'off';
@@ -81,7 +81,7 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
       // A refusal read to see what it teaches (the model's output limit, a tool's schema it will not
       // take), else handed on as it came.
       const detail = await response.text();
-      const sent = { maxTokens: body.max_tokens as number, tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name), thinking: (body.thinking as { type: string } | undefined)?.type };
+      const sent = { maxTokens: body.max_tokens as number, tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name), thinking: (body.thinking as { type: string } | undefined)?.type, toolChoice: 'tool_choice' in body };
       const learnt = learnFromRefusal(server, sent, detail);
       if (!learnt) return refusalAsItCame(response, detail);
       body = buildRequestBody(request, options, learnt);

@@ -5,6 +5,9 @@
  *   ("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for
  *   claude-3-haiku-20240307"): every turn on them would fail. Calls go within it.
  * - `refusedTools`: tools whose schemas the API refused (`refused-tools.ts`), left out.
+ * - `noToolChoice`: no `tool_choice`, for an Anthropic-compatible server that refuses the `none` a
+ *   turn's last call sends past its tool rounds (the API added it late): such a call's tool calls
+ *   do not run anyway.
  * - `thinking`, where `ANTHROPIC_THINKING_BUDGET` asks for thinking: `adaptive` for a model that takes
  *   no budget (Claude Opus 4.7 and later: "\"thinking.type.enabled\" is not supported for this
  *   model. Use \"thinking.type.adaptive\""), `off` for one without thinking ("'claude-3-5-haiku-20241022'
@@ -14,7 +17,7 @@
 import { BoundedMap } from '../../lib/bounded-map';
 import { refusedToolName } from '../refused-tools';
 
-export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[]; thinking?: 'adaptive' | 'off' };
+export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[]; thinking?: 'adaptive' | 'off'; noToolChoice?: boolean };
 
 const OUTPUT_LIMIT = /max_tokens: \d+ > (\d+), which is the maximum allowed number of output tokens/;
 const ADAPTIVE_ONLY = /thinking\.type\.enabled\W*is not supported|use \W*thinking\.type\.adaptive/i;
@@ -30,7 +33,7 @@ export function knowledgeOf(server: string): ServerKnowledge {
  * What a refusal of a call (its `max_tokens`, its tools' names, its thinking) teaches beyond what was
  * known; undefined when nothing.
  */
-export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[]; thinking?: string }, detail: string): ServerKnowledge | undefined {
+export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[]; thinking?: string; toolChoice: boolean }, detail: string): ServerKnowledge | undefined {
   const before = knowledgeOf(server);
   const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
   const tool = refusedToolName(detail, sent.tools);
@@ -42,7 +45,9 @@ export function learnFromRefusal(server: string, sent: { maxTokens: number; tool
         ? { ...before, refusedTools: [...(before.refusedTools ?? []), tool] }
         : thinking !== undefined
           ? { ...before, thinking }
-          : undefined;
+          : sent.toolChoice && /tool_choice/.test(detail)
+            ? { ...before, noToolChoice: true }
+            : undefined;
   if (learnt) known.set(server, learnt);
   return learnt;
 }

@@ -11,9 +11,9 @@ export type ErrorPart = Extract<ModelStreamPart, { type: 'error' }>;
  * How servers say the prompt does not fit: OpenAI, vLLM, DeepSeek, Mistral ("maximum context
  * length"), Anthropic ("prompt is too long", and with the output's room "input length and
  * `max_tokens` exceed context limit"), llama.cpp ("exceeds the available context size", its forks'
- * "Context size has been exceeded"), xAI
- * ("maximum prompt length"), Gemini ("The input token count … exceeds the maximum number of tokens
- * allowed"), others. One not read so fails its turn instead of compacting, and so every later turn.
+ * "Context size has been exceeded"), xAI ("maximum prompt length"), Gemini ("The input token count
+ * … exceeds the maximum number of tokens allowed"), others. One not read so fails its turn instead
+ * of compacting, and so every later turn.
  */
 const CONTEXT_OVERFLOW =
   /context_length_exceeded|maximum context length|context window|prompt is too long|too many tokens|exceeds? (the )?(available )?context|context limit|context size has been exceeded|maximum prompt length|exceeds the maximum number of tokens/i;

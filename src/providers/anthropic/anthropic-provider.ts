@@ -78,12 +78,13 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
     let body = buildRequestBody(request, options, knowledgeOf(server));
     let response = await post(signal, body);
     while (response.status === 400) {
-      // A refusal read to see what it teaches (the model's output limit, a tool's schema it will not
-      // take), else handed on as it came.
+      // A refusal read to see what it teaches (server-knowledge.ts), else handed on as it came.
       const detail = await response.text();
       const sent = { maxTokens: body.max_tokens as number, tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name), thinking: (body.thinking as { type: string } | undefined)?.type, toolChoice: 'tool_choice' in body };
       const learnt = learnFromRefusal(server, sent, detail);
       if (!learnt) return refusalAsItCame(response, detail);
+      // What the server taught changes what the model is offered (a tool left out, say): told.
+      console.warn('anthropic: the server told its own limits', server, learnt);
       body = buildRequestBody(request, options, learnt);
       response = await post(signal, body);
     }

@@ -89,12 +89,16 @@ const CLIENT_TOOLS = [{ name: 'weather' }, { name: 'add' }, { name: 'multiply' }
 /** A 1x1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
+/** Past this many characters a user message is a pasted document (`Turn`'s is 16,000 and more). */
+const PASTED_CHARS = 4000;
+
 type Model = {
   id: string;
   pending: { toolCallId: string; name: string; input: Record<string, unknown>; awaiting: string }[];
   pendingModel?: string;
   /** The user messages of the active branch, which a branch may start from, and where an edit of each continues from. */
-  users: { id: string; editFrom: string | null }[];
+  /** `long`: a document larger than the smallest window, which a turn answering it again may not fit. */
+  users: { id: string; editFrom: string | null; long: boolean }[];
 };
 
 /**
@@ -142,7 +146,9 @@ async function observe(model: Model): Promise<void> {
     while (parent?.role === 'system') parent = byId.get(parent.parentId);
     return parent?.id ?? null;
   };
-  model.users = page.messages.filter((message: any) => message.role === 'user').map((message: any) => ({ id: message.id, editFrom: editFrom(message) }));
+  model.users = page.messages
+    .filter((message: any) => message.role === 'user')
+    .map((message: any) => ({ id: message.id, editFrom: editFrom(message), long: JSON.stringify(message.content).length > PASTED_CHARS }));
 }
 
 class Turn implements fc.AsyncCommand<Model, Model> {
@@ -242,7 +248,8 @@ class Branch implements fc.AsyncCommand<Model, Model> {
   async run(_: Model, model: Model) {
     const from = model.users[Math.floor(this.pick * model.users.length)]!;
     const body = this.how === 'regenerate' ? { parentId: from.id, messages: [] } : { parentId: from.editFrom, messages: [user(`edited for ${this.on}`)] };
-    await post(model, { ...body, model: this.on }, ANSWERING.includes(this.on));
+    // Answered again, a pasted document is again larger than a small window; an edit replaces it.
+    await post(model, { ...body, model: this.on }, ANSWERING.includes(this.on), this.how === 'edit' || !from.long);
     await observe(model);
     if (model.pending.length > 0) model.pendingModel = this.on;
   }

@@ -193,8 +193,9 @@ function anthropicPairing(body: ChatBody): string | undefined {
 }
 
 /**
- * What Chat Completions says of a tool call id over its 40 characters, in a call or in a result, and
- * of an earlier call whose function's name is not in its alphabet.
+ * What Chat Completions says of an output limit past the model's, of more tools, a longer tool
+ * description or a tool schema than it takes, of a tool call id over its 40 characters (in a call or
+ * in a result), and of an earlier call whose function's name is not in its alphabet.
  */
 function openaiRefusal(body: ChatBody): string | undefined {
   // GPT-4o's output limit, as OpenAI names it.

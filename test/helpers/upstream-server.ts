@@ -62,10 +62,13 @@
  * `anthropicRefusal`).
  * Both refuse, in their words, tool calls and results that do not pair: calls not answered in the
  * next message (or run of tool messages), a result that answers no call of the message before it.
- * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, and an earlier
- * call to a function whose name has other characters than letters, digits, "_" and "-"; replaying
- * DeepSeek's reasoner, an earlier assistant message with tool calls but no `reasoning_content`, as
- * DeepSeek's thinking mode does.
+ * The OpenAI stand-in refuses, as OpenAI does, a tool call id over 40 characters, an earlier call
+ * to a function whose name has other characters than letters, digits, "_" and "-", `max_tokens`
+ * over 16,384 (GPT-4o's), more than 128 tools, a tool description over 1,024 characters, and a
+ * tool schema without `properties` at its top, with an array without `items`, or with a property
+ * that is no schema; replaying DeepSeek's reasoner, an earlier assistant message with tool calls but
+ * no `reasoning_content`, as DeepSeek's thinking mode does. The Anthropic stand-in refuses a tool
+ * schema with a property that is no schema too, and `max_tokens` over 4096 for script/claude-3-haiku.
  * Both refuse, as the real APIs do (`400 invalid_request_error`), a request with an image linked
  * from a URL they cannot download (here, any URL with `/expired/` in its path), or an inline image
  * whose bytes are no PNG, JPEG, GIF or WebP.

@@ -7,6 +7,7 @@ describe('learnFrom', () => {
     ['Missing `reasoning_content` field in the assistant message at message index 2.', 'reasoningBack'],
     ['The reasoning_content in the thinking mode must be passed back to the API.', 'reasoningBack'],
     ['After the optional system message, conversation roles must alternate user/assistant/user/assistant/...', 'alternating'],
+    ["Unexpected role 'user' after role 'tool'", 'alternating'],
     ['A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.', 'alternating'],
     ['deepseek-reasoner does not support successive user or assistant messages (messages[1] and messages[2] in your input). You should interleave the user/assistant messages in the message sequence.', 'alternating'],
     ['Tool call id was call_calc_1 but must be a-z, A-Z, 0-9, with a length of 9.', 'nineCharacterIds'],

@@ -7,10 +7,12 @@
  * - `alternating`: one system message first, then user and assistant in turn. The chat templates of
  *   Mistral's and Gemma's models (served by vLLM, llama.cpp) refuse anything else ("Conversation
  *   roles must alternate user/assistant/user/assistant/..."), and so does DeepSeek's reasoner
- *   ("deepseek-reasoner does not support successive user or assistant messages") and Bedrock behind
- *   a gateway ("A conversation must alternate between user and assistant roles"), where two user
- *   messages in a row are common (a turn that failed before its answer, a summary before the next
- *   message) and OpenAI takes a system message anywhere.
+ *   ("deepseek-reasoner does not support successive user or assistant messages"), Mistral's API
+ *   ("Unexpected role 'user' after role 'tool'") and Bedrock behind a gateway ("A conversation must
+ *   alternate between user and assistant roles"), where two user messages in a row are common (a
+ *   turn that failed before its answer, a summary before the next message), so is a user message
+ *   after a tool's result (a turn that stopped after its tools ran), and OpenAI takes a system
+ *   message anywhere.
  * - `nineCharacterIds`: tool call ids of exactly nine letters and digits. Mistral's API (and its
  *   models' templates under vLLM) refuses any other ("Tool call id was call_… but must be a-z, A-Z,
  *   0-9, with a length of 9"), where other models and this service write longer ones.
@@ -71,7 +73,7 @@ type Learnt = Limit | 'unknownSchemaKeys' | 'refusedTools';
 
 const DEMANDS: [RegExp, Exclude<keyof ChatDialect, Learnt>][] = [
   [/missing `?reasoning_content`?|reasoning_content`? in the thinking mode must be passed back/i, 'reasoningBack'],
-  [/roles must alternate|must alternate between user and assistant|does not support successive user or assistant messages/i, 'alternating'],
+  [/roles must alternate|must alternate between user and assistant|does not support successive user or assistant messages|unexpected role 'user' after role 'tool'/i, 'alternating'],
   [/must be a-z, A-Z, 0-9, with a length of 9/i, 'nineCharacterIds'],
   [/missing a `?thought_signature/i, 'thoughtSignatures'],
   [/stream_options/i, 'noStreamOptions'],

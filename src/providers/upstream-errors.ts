@@ -86,8 +86,3 @@ export async function httpErrorPart(response: Response, provider: string): Promi
   if (retryAfterMs !== undefined) part.retryAfterMs = retryAfterMs;
   return part;
 }
-
-/** A refusal whose body was read (to learn from it), as it came: its status and the body read. */
-export function refusalAsItCame(response: Response, detail: string): Response {
-  return new Response(detail, { status: response.status, statusText: response.statusText, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } });
-}

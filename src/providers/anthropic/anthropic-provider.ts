@@ -11,12 +11,12 @@ import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import { withoutRefused } from '../refused-tools';
-import { refusalAsItCame } from '../upstream-errors';
+import { sendAsTaught } from '../send-as-taught';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
-import { knowledgeOf, learnFromRefusal, type ServerKnowledge } from './server-knowledge';
+import { knowledgeOf, learnFromRefusal, type SentCall, type ServerKnowledge } from './server-knowledge';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -74,23 +74,26 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
       signal,
     });
   const server = `${url} ${request.model}`;
-  const send = async (signal: AbortSignal): Promise<Response> => {
-    let body = buildRequestBody(request, options, knowledgeOf(server));
-    let response = await post(signal, body);
-    while (response.status === 400) {
-      // A refusal read to see what it teaches (server-knowledge.ts), else handed on as it came.
-      const detail = await response.text();
-      const sent = { maxTokens: body.max_tokens as number, tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name), thinking: (body.thinking as { type: string } | undefined)?.type, toolChoice: 'tool_choice' in body };
-      const learnt = learnFromRefusal(server, sent, detail);
-      if (!learnt) return refusalAsItCame(response, detail);
-      // What the server taught changes what the model is offered (a tool left out, say): told.
-      console.warn('anthropic: the server told its own limits', server, learnt);
-      body = buildRequestBody(request, options, learnt);
-      response = await post(signal, body);
-    }
-    return response;
-  };
+  const send = (signal: AbortSignal) =>
+    sendAsTaught(signal, knowledgeOf(server), {
+      provider: 'anthropic',
+      server,
+      statuses: [400],
+      build: (knowledge) => buildRequestBody(request, options, knowledge),
+      post,
+      learn: (knowledge, body, detail) => learnFromRefusal(server, knowledge, sentOf(body), detail),
+    });
   return streamOverHttp('anthropic', request.signal, options.timeouts, send, 'message_stop', eventReader);
+}
+
+/** What a refused call was sent, as `learnFromRefusal` reads it. */
+function sentOf(body: Record<string, unknown>): SentCall {
+  return {
+    maxTokens: body.max_tokens as number,
+    tools: ((body.tools ?? []) as { name: string }[]).map((tool) => tool.name),
+    thinking: (body.thinking as { type: string } | undefined)?.type,
+    toolChoice: 'tool_choice' in body,
+  };
 }
 
 /** Each event's parts; the stream ends at `message_stop` (with the usage and stop reason gathered before it), or at an error. */

@@ -29,25 +29,33 @@ export function knowledgeOf(server: string): ServerKnowledge {
   return known.get(server) ?? {};
 }
 
+/** What a refused call was sent, as far as a refusal can teach about it. */
+export type SentCall = { maxTokens: number; tools: string[]; thinking?: string; toolChoice: boolean };
+
 /**
- * What a refusal of a call (its `max_tokens`, its tools' names, its thinking) teaches beyond what was
- * known; undefined when nothing.
+ * What a refusal of a call sent as `before` taught teaches beyond it, remembered; undefined when it
+ * teaches nothing.
  */
-export function learnFromRefusal(server: string, sent: { maxTokens: number; tools: string[]; thinking?: string; toolChoice: boolean }, detail: string): ServerKnowledge | undefined {
-  const before = knowledgeOf(server);
-  const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
-  const tool = refusedToolName(detail, sent.tools);
-  const thinking = sent.thinking === 'enabled' && ADAPTIVE_ONLY.test(detail) ? 'adaptive' : sent.thinking !== undefined && NO_THINKING.test(detail) ? 'off' : undefined;
-  const learnt: ServerKnowledge | undefined =
-    limit > 0 && limit < sent.maxTokens
-      ? { ...before, outputLimit: limit }
-      : tool !== undefined
-        ? { ...before, refusedTools: [...(before.refusedTools ?? []), tool] }
-        : thinking !== undefined
-          ? { ...before, thinking }
-          : sent.toolChoice && /tool_choice/.test(detail)
-            ? { ...before, noToolChoice: true }
-            : undefined;
-  if (learnt) known.set(server, learnt);
+export function learnFromRefusal(server: string, before: ServerKnowledge, sent: SentCall, detail: string): ServerKnowledge | undefined {
+  const taught = outputLimit(sent, detail) ?? refusedTool(before, sent, detail) ?? thinkingTaken(sent, detail) ?? (sent.toolChoice && /tool_choice/.test(detail) ? { noToolChoice: true } : undefined);
+  if (!taught) return undefined;
+  const learnt = { ...before, ...taught };
+  known.set(server, learnt);
   return learnt;
+}
+
+function outputLimit(sent: SentCall, detail: string): ServerKnowledge | undefined {
+  const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
+  return limit > 0 && limit < sent.maxTokens ? { outputLimit: limit } : undefined;
+}
+
+function refusedTool(before: ServerKnowledge, sent: SentCall, detail: string): ServerKnowledge | undefined {
+  const tool = refusedToolName(detail, sent.tools);
+  return tool === undefined ? undefined : { refusedTools: [...(before.refusedTools ?? []), tool] };
+}
+
+/** Adaptive thinking for a model that refuses a budget; none for one that does not think. */
+function thinkingTaken(sent: SentCall, detail: string): ServerKnowledge | undefined {
+  if (sent.thinking === 'enabled' && ADAPTIVE_ONLY.test(detail)) return { thinking: 'adaptive' };
+  return sent.thinking !== undefined && NO_THINKING.test(detail) ? { thinking: 'off' } : undefined;
 }

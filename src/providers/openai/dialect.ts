@@ -104,22 +104,37 @@ const UNKNOWN_SCHEMA_KEY = /Unknown name \\?"([A-Za-z_$][\w$]*)\\?" at '?tools\[
  * nothing new. `sentTools`: the names of the tools the refused call offered, as it offered them.
  */
 export function learnFrom(server: string, refused: ChatDialect, detail: string, sentTools: readonly string[] = []): ChatDialect | undefined {
-  const limit = LIMITS.map(([pattern, key]) => [key, Number(pattern.exec(detail)?.[1])] as const).find(([key, value]) => value > 0 && value !== refused[key]);
-  const known = new Set(refused.unknownSchemaKeys);
-  const unknown = [...new Set([...detail.matchAll(UNKNOWN_SCHEMA_KEY)].map((match) => match[1]!))].filter((key) => !known.has(key));
-  const tool = unknown.length > 0 ? undefined : refusedToolName(detail, sentTools);
-  const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
-  const asked: ChatDialect | undefined = limit
-    ? { [limit[0]]: limit[1] }
-    : unknown.length > 0
-      ? { unknownSchemaKeys: [...known, ...unknown] }
-      : tool !== undefined
-        ? { refusedTools: [...(refused.refusedTools ?? []), tool] }
-        : demand
-          ? { [demand[1]]: true }
-          : undefined;
+  const asked = namedLimit(refused, detail) ?? unknownKeys(refused, detail) ?? refusedTool(refused, detail, sentTools) ?? demanded(refused, detail);
   if (!asked) return undefined;
   const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);
   return dialect;
+}
+
+/** A limit the refusal names (`LIMITS`), where it is not the one sent within. */
+function namedLimit(refused: ChatDialect, detail: string): ChatDialect | undefined {
+  for (const [pattern, key] of LIMITS) {
+    const value = Number(pattern.exec(detail)?.[1]);
+    if (value > 0 && value !== refused[key]) return { [key]: value };
+  }
+  return undefined;
+}
+
+/** Schema keywords the refusal names as unknown, beside those already left out. */
+function unknownKeys(refused: ChatDialect, detail: string): ChatDialect | undefined {
+  const known = new Set(refused.unknownSchemaKeys);
+  const unknown = [...new Set([...detail.matchAll(UNKNOWN_SCHEMA_KEY)].map((match) => match[1]!))].filter((key) => !known.has(key));
+  return unknown.length > 0 ? { unknownSchemaKeys: [...known, ...unknown] } : undefined;
+}
+
+/** A tool whose schema the refusal says the server does not take (`refused-tools.ts`). */
+function refusedTool(refused: ChatDialect, detail: string, sentTools: readonly string[]): ChatDialect | undefined {
+  const tool = refusedToolName(detail, sentTools);
+  return tool === undefined ? undefined : { refusedTools: [...(refused.refusedTools ?? []), tool] };
+}
+
+/** A demand the refusal makes (`DEMANDS`) that the refused call did not meet. */
+function demanded(refused: ChatDialect, detail: string): ChatDialect | undefined {
+  const demand = DEMANDS.find(([pattern, key]) => !refused[key] && pattern.test(detail));
+  return demand ? { [demand[1]]: true } : undefined;
 }

@@ -8,8 +8,9 @@
 import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
-import { overflowPart, refusalAsItCame, type ErrorPart } from '../upstream-errors';
+import { overflowPart, type ErrorPart } from '../upstream-errors';
 import { withoutRefused } from '../refused-tools';
+import { sendAsTaught } from '../send-as-taught';
 import { withinToolLimit } from '../tool-limit';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import type { UpstreamTimeouts } from '../upstream-timer';
@@ -62,25 +63,16 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
       signal,
     });
   const server = `${url} ${request.model}`;
-  const send = async (signal: AbortSignal): Promise<Response> => {
-    let dialect = dialectOf(server);
-    let body = buildRequestBody(request, dialect);
-    let response = await post(signal, body);
-    // OpenRouter answers 404 where no provider of a model takes what was asked (tools).
-    while (response.status === 400 || response.status === 404) {
-      // A refusal read to see whether it asks for another dialect (dialect.ts), else handed on as it came.
-      const detail = await response.text();
-      const sentTools = ((body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
-      const asked = learnFrom(server, dialect, detail, sentTools);
-      if (!asked) return refusalAsItCame(response, detail);
-      // What the server asked for changes what the model is offered (tools left out, say): told.
-      console.warn('openai: the server asked for its own dialect', server, asked);
-      dialect = asked;
-      body = buildRequestBody(request, dialect);
-      response = await post(signal, body);
-    }
-    return response;
-  };
+  // OpenRouter answers 404 where no provider of a model takes what was asked (tools).
+  const send = (signal: AbortSignal) =>
+    sendAsTaught(signal, dialectOf(server), {
+      provider: 'openai',
+      server,
+      statuses: [400, 404],
+      build: (dialect) => buildRequestBody(request, dialect),
+      post,
+      learn: (dialect, body, detail) => learnFrom(server, dialect, detail, ((body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name)),
+    });
   return streamOverHttp('openai', request.signal, options.timeouts, send, '[DONE]', chunkReader);
 }
 

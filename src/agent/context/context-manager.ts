@@ -110,7 +110,6 @@ export class ContextManager {
 
   /** Summarises the oldest messages so that about `keepTokens` (estimated) of recent ones stay verbatim. */
   private async compact(keepTokens: number, reason: 'threshold' | 'overflow', system: string, tools: ToolSpec[]): Promise<void> {
-    const tokensBefore = this.estimate(system, tools);
     let summary = await this.summarizeOldest(keepTokens);
     // A summary call measured with a rate too low overflows as an answer can: measured again, once more.
     if (summary && !summary.result.ok && summary.result.error.code === 'context_overflow') {
@@ -123,6 +122,8 @@ export class ContextManager {
       console.error('compaction failed', result.error);
       return;
     }
+    // Measured only for a compaction made, and before it changes what is sent.
+    const tokensBefore = this.estimate(system, tools);
     this.summary = { text: result.text, messages: (this.summary?.messages ?? 0) + cut };
     this.messages.splice(0, cut);
     this.options.emit({

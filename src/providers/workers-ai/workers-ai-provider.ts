@@ -77,18 +77,19 @@ function chunkReader(fail: Fail): MessageReader {
     if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
       parts.push({ type: 'text-delta', delta: String(chunk.response) });
     }
-    const calls = [...(chunk.tool_calls ?? []), ...(chunk.choices ?? []).flatMap((choice) => choice.delta?.tool_calls ?? [])];
+    const takeCall = (call: AiToolCall) => {
+      const part = toolCallPart(call, slotOf, toolCalls);
+      if (!part) return;
+      parts.push(part);
+      toolCalls++;
+    };
+    chunk.tool_calls?.forEach(takeCall);
     for (const choice of chunk.choices ?? []) {
       const thinking = choice.delta?.reasoning_content || choice.delta?.reasoning;
       if (thinking) parts.push({ type: 'thinking-delta', delta: thinking });
       if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
+      choice.delta?.tool_calls?.forEach(takeCall);
       if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
-    }
-    for (const call of calls) {
-      const part = toolCallPart(call, slotOf, toolCalls);
-      if (!part) continue;
-      parts.push(part);
-      toolCalls++;
     }
     // Native chunks say how the answer finished beside `response`, not in `choices`.
     if (chunk.finish_reason) finish = { type: 'finish', reason: mapFinishReason(chunk.finish_reason) };

@@ -6,6 +6,7 @@
  * what this accepts is a subset of what the schema accepts, with the same result (a property test
  * holds it to that).
  */
+import { isRecord } from '../lib/is-record';
 import { LIMITS } from './limits';
 import { ifBusySchema, MODEL_NAME_MAX, streamModeSchema, type TurnRequest } from './turn-request';
 
@@ -13,7 +14,6 @@ const REQUEST_KEYS = new Set(['messages', 'stream', 'model', 'ifBusy']);
 const STREAM_MODES: ReadonlySet<unknown> = new Set(streamModeSchema.options);
 const IF_BUSY: ReadonlySet<unknown> = new Set(ifBusySchema.options);
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The request as the schema would parse it, if it is a plain one; undefined for any other. */
 export function plainTurnRequest(json: unknown): TurnRequest | undefined {

@@ -6,6 +6,7 @@
  *
  * Completion is proven by `message_stop`: a stream that ends without it was cut.
  */
+import { isRecord } from '../../lib/is-record';
 import { wellFormedJson } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
@@ -122,7 +123,7 @@ function eventReader(fail: Fail): MessageReader {
         // and proxies send a block whole at its start instead, and no delta after: taken as it came.
         if (block.type === 'tool_use') {
           parts.push({ type: 'tool-call-delta', index: event.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
-          if (isObject(block.input) && Object.keys(block.input).length > 0) startedWith.set(event.index, JSON.stringify(block.input));
+          if (isRecord(block.input) && Object.keys(block.input).length > 0) startedWith.set(event.index, JSON.stringify(block.input));
         } else if (block.type === 'redacted_thinking' && block.data) {
           parts.push({ type: 'redacted-thinking', data: block.data });
         } else if (block.type === 'text' && block.text) {
@@ -172,10 +173,6 @@ function eventReader(fail: Fail): MessageReader {
       }
     }
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Anthropic counts cache reads and writes apart from `input_tokens`; ours include them. */

@@ -6,6 +6,8 @@
  * `oneOf` or `anyOf` requires, and what any branch of an `allOf` requires, stays required. The rule
  * between the branches is left to the tool, which checks its input.
  */
+import { isRecord } from '../../lib/is-record';
+
 const BRANCHES = ['oneOf', 'anyOf', 'allOf'] as const;
 
 export function inputSchema(parameters: Record<string, unknown>): Record<string, unknown> {
@@ -27,8 +29,4 @@ function inEvery(branches: Record<string, unknown>[]): string[] {
 
 function names(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : [];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

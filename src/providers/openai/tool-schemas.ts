@@ -8,6 +8,8 @@
  * The keys of a `properties` map are property names, not keywords: kept, their schemas read; values
  * (`enum`, `const`, `default`, `examples`) are data: kept as they are.
  */
+import { isRecord } from '../../lib/is-record';
+
 const VALUES = new Set(['enum', 'const', 'default', 'examples']);
 
 /** Each schema as a server that names no unknown keywords takes it, made once: every call of a turn offers the same tools. */
@@ -38,8 +40,4 @@ function chatSchema(schema: unknown, unknownKeys: ReadonlySet<string>): unknown 
   const array = out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'));
   if (array && !('items' in out) && !('prefixItems' in out)) out.items = {};
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -13,4 +13,6 @@ export type McpLog = {
   cancelled: string[];
   unauthorized: number;
   ended: number;
+  /** `/mcp-forgets`: its handshakes, and its answers to requests in sessions it had forgotten. */
+  forgetful: { initializes: number; refused: number };
 };

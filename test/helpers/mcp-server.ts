@@ -6,10 +6,14 @@
  * how many times its tools were listed, each call (with the number of the connection it came on),
  * the calls that were cancelled, and the sessions ended by `DELETE`; `GET /__sockets` lists the
  * numbers of the connections still open (`connections.ts`). `/mcp-json` is the same server without sessions,
- * answering in JSON, not SSE.
+ * answering in JSON, not SSE. `/mcp-forgets?after=list|handshake&answer=404|400|400-other` forgets
+ * a session after its tool list (or as soon as its handshake ends), as a server restarted or
+ * one that ends sessions does, and answers a request in a forgotten session as MCP asks (`404`), as
+ * the Python SDK's servers do (`400`, "Bad Request: No valid session ID provided"), or with a `400`
+ * that names something else; `forgetful` in the log counts its handshakes and those answers to requests (not to `DELETE`).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -57,9 +61,17 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** The answer to a request in a session the server has forgotten, in one server's words or another's. */
+function refuseSession(response: ServerResponse, answer: string | null): void {
+  if (answer === '400') return void response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: No valid session ID provided');
+  if (answer === '400-other') return void response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: the arguments are not valid');
+  response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+}
+
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0 };
+  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0, forgetful: { initializes: 0, refused: 0 } };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const forgotten = new Set<string>();
   const server = createServer(async (request, response) => {
     try {
       if (request.url === '/__log') {
@@ -67,7 +79,8 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         return;
       }
       if (connections.served(request, response)) return;
-      if (request.url !== '/mcp' && request.url !== '/mcp-json') return void response.writeHead(404).end();
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      if (request.url !== '/mcp' && request.url !== '/mcp-json' && url.pathname !== '/mcp-forgets') return void response.writeHead(404).end();
       if (request.headers['x-test-token'] !== MCP_TEST_TOKEN) {
         log.unauthorized++;
         return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -86,6 +99,12 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         return;
       }
       const id = request.headers['mcp-session-id'];
+      const forgets = url.pathname === '/mcp-forgets';
+      if (forgets && [body].flat().some((message) => (message as { method?: string })?.method === 'initialize')) log.forgetful.initializes++;
+      if (forgets && typeof id === 'string' && forgotten.has(id)) {
+        if (request.method === 'POST') log.forgetful.refused++;
+        return void refuseSession(response, url.searchParams.get('answer'));
+      }
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (!transport) {
         const created = new StreamableHTTPServerTransport({
@@ -99,6 +118,12 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         transport = created;
       }
       await transport.handleRequest(request, response, body);
+      const method = (body as { method?: string } | undefined)?.method;
+      const forget = method === (url.searchParams.get('after') === 'list' ? 'tools/list' : 'notifications/initialized');
+      if (forgets && request.method === 'POST' && forget && transport.sessionId) {
+        forgotten.add(transport.sessionId);
+        sessions.delete(transport.sessionId);
+      }
     } catch (error) {
       if (!response.headersSent) response.writeHead(500).end(String(error));
     }

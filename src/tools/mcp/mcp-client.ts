@@ -2,7 +2,8 @@
  * An MCP client over Streamable HTTP (docs/mcp.md), the part of the protocol a session needs to use
  * a server's tools: the `initialize` handshake (keeping the server's `Mcp-Session-Id` and the agreed
  * version), `tools/list` and `tools/call`, each answered as JSON or as an SSE stream, a cancel told
- * to the server (`notifications/cancelled`), and the session ended with `DELETE`. Written on fetch
+ * to the server (`notifications/cancelled`), a session the server no longer knows (`404`) begun again,
+ * and the session ended with `DELETE`. Written on fetch
  * and the project's schemas rather than the official SDK, which alone was about 40 % of the Worker's
  * bundle (bench/PROFILE.md); the tests hold it to the SDK's own server.
  */
@@ -29,6 +30,10 @@ export class McpClient {
   private sessionId: string | undefined;
   private protocolVersion: string = LATEST_MCP_PROTOCOL_VERSION;
   private nextId = 1;
+  /** The handshake's own deadline, for a session begun again. */
+  private connectTimeoutMs = NOTICE_TIMEOUT_MS;
+  /** A new session being begun after a `404`: the calls that met it wait for the one handshake. */
+  private renewal: Promise<void> | undefined;
   /** Cancels on their way to the server: closing waits for them, or they would be cut off. */
   private readonly notices = new Set<Promise<void>>();
 
@@ -40,6 +45,7 @@ export class McpClient {
 
   /** The handshake: `initialize`, then `notifications/initialized`. */
   async connect(timeoutMs: number): Promise<void> {
+    this.connectTimeoutMs = timeoutMs;
     const params = { protocolVersion: LATEST_MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
     const result = await this.request('initialize', params, initializeResultSchema, { timeoutMs });
     if (!(MCP_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
@@ -68,7 +74,42 @@ export class McpClient {
     this.sessionId = undefined;
   }
 
+  /**
+   * A request, sent once more in a new session if the server answered that it no longer knows this
+   * one (`sessionRefused`; MCP asks a client to begin a new session then): a server restarted, one
+   * that ends idle sessions, replicas that do not share them. The server ran nothing of the refused
+   * request, so sending it again is safe. Once only: a second refusal fails the request as any other
+   * answer would. A request made while a new session is being begun waits for it.
+   */
   private async request<Schema extends z.ZodType<Record<string, unknown>>>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: Schema,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<z.infer<Schema>> {
+    // (The handshake itself is how a new session begins: it does not wait for one.)
+    if (this.renewal && method !== 'initialize') await this.renewal.catch(() => undefined);
+    const sentIn = this.sessionId;
+    try {
+      return await this.attempt(method, params, schema, options);
+    } catch (error) {
+      if (!(error instanceof SessionGone)) throw error;
+      await this.renew(sentIn);
+      return this.attempt(method, params, schema, options);
+    }
+  }
+
+  /** A new session in place of `stale`, unless another call has begun one already. */
+  private renew(stale: string | undefined): Promise<void> {
+    if (this.renewal) return this.renewal;
+    if (this.sessionId !== stale) return Promise.resolve();
+    console.warn(`MCP server at ${new URL(this.url).host}: it no longer knows its session; beginning a new one`);
+    this.sessionId = undefined;
+    this.renewal = this.connect(this.connectTimeoutMs).finally(() => (this.renewal = undefined));
+    return this.renewal;
+  }
+
+  private async attempt<Schema extends z.ZodType<Record<string, unknown>>>(
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
@@ -92,9 +133,12 @@ export class McpClient {
 
   /** One request sent, and its response read from the JSON or SSE answer. */
   private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
+    const sentIn = this.sessionId;
     const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
     if (!answer.ok || !answer.body) {
-      releaseResponse(answer);
+      const gone = sentIn !== undefined && method !== 'initialize' && (await sessionRefused(answer));
+      if (!answer.bodyUsed) releaseResponse(answer);
+      if (gone) throw new SessionGone();
       throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}.`);
     }
     if (method === 'initialize') this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
@@ -130,6 +174,26 @@ export class McpClient {
       'mcp-protocol-version': this.protocolVersion,
       ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),
     };
+  }
+}
+
+/**
+ * Whether an answer says the server no longer knows the session a request was sent in: `404`, as
+ * MCP has it, or a `400` that names the session, as the official SDKs' own servers and examples
+ * answer ("Bad Request: No valid session ID provided", "Invalid or missing session ID"); anything
+ * else in a 400 is a refusal of the request itself.
+ */
+async function sessionRefused(answer: Response): Promise<boolean> {
+  if (answer.status === 404) return true;
+  if (answer.status !== 400) return false;
+  const text = await answer.text().catch(() => '');
+  return /session/i.test(text.slice(0, 2000));
+}
+
+/** An answer to a request sent in a session, saying the server no longer knows the session. */
+class SessionGone extends Error {
+  constructor() {
+    super('The MCP server no longer knows the session.');
   }
 }
 

@@ -124,6 +124,26 @@ describe('the MCP toolbox', () => {
     });
   });
 
+  it('reads a list no further than a cursor it gave before, or its hundredth page', async () => {
+    const paging = (next: (page: number) => string) => {
+      let pages = 0;
+      const fetcher = async (_input: RequestInfo | URL, init?: RequestInit) => {
+        const { id, method } = JSON.parse(String(init?.body));
+        if (id === undefined) return new Response(null, { status: 202 });
+        if (method === 'initialize') return Response.json({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'pager', version: '1' } } });
+        const page = pages++;
+        return Response.json({ jsonrpc: '2.0', id, result: { tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], nextCursor: next(page) } });
+      };
+      return { box: new McpToolbox(settings({ servers: [{ ...server, name: 'pager', url: 'https://mcp.example/mcp' }] }), fetcher), pages: () => pages };
+    };
+    const again = paging((page) => (page === 0 ? 'a' : page === 1 ? 'b' : 'a'));
+    expect((await again.box.forTurn()).tools.map((tool) => tool.name)).toEqual(['pager__t0', 'pager__t1', 'pager__t2']);
+    expect(again.pages()).toBe(3);
+    const endless = paging((page) => `page-${page + 1}`);
+    expect((await endless.box.forTurn()).tools).toHaveLength(100);
+    expect(endless.pages()).toBe(100);
+  });
+
   it('refuses a server that speaks another MCP version, or answers outside the protocol', async () => {
     const answering = (body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => async (_input: RequestInfo | URL, init?: RequestInit) => {
       const { id } = JSON.parse(String(init?.body));

@@ -23,6 +23,10 @@ export type McpSettings = {
   callTimeoutMs: number;
 };
 
+/** The most tools read from one server, and the most pages of its list. */
+const MAX_TOOLS = 1000;
+const MAX_PAGES = 100;
+
 /** A failed list is tried again after this long (or the list's own time to live, if shorter). */
 const FAILED_LIST_TTL_MS = 30_000;
 
@@ -69,14 +73,19 @@ export class McpToolbox {
     try {
       const client = await connections.get(server);
       const tools: ListedTool[] = [];
+      // A server that hands back a cursor it gave before, or pages without end, is read no further.
+      const cursors = new Set<string>();
       let cursor: string | undefined;
+      let pages = 0;
       do {
         const page = await client.listTools(cursor, this.settings.listTimeoutMs);
+        pages++;
         for (const tool of page.tools) {
           tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema });
         }
+        if (cursor !== undefined) cursors.add(cursor);
         cursor = page.nextCursor;
-      } while (cursor && tools.length < 1000);
+      } while (cursor !== undefined && cursor !== '' && !cursors.has(cursor) && pages < MAX_PAGES && tools.length < MAX_TOOLS);
       listing = { at: this.now(), ok: true, tools };
     } catch (error) {
       console.warn(`MCP server "${server.name}": its tools could not be listed`, describe(error));

@@ -6,12 +6,18 @@
 import * as z from '../lib/zod';
 import { rpcIdSchema } from './json-rpc';
 
-/** Newest first: what a client asks for, the server answers with if it speaks it, else its newest. */
+/**
+ * The handshake's revisions ("legacy"), newest first: what a client asks for, the server answers with
+ * if it speaks it, else its newest. The revision after them has no handshake (`mcp-headers.ts`).
+ */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_MCP_PROTOCOL_VERSION = MCP_PROTOCOL_VERSIONS[0];
 
 /** `initialize`'s answer: the version the server speaks (the rest we do not use). */
 export const initializeResultSchema = z.object({ protocolVersion: z.string() });
+
+/** `server/discover`'s answer (the modern revision's): the versions the server speaks (the rest we do not use). */
+export const discoverResultSchema = z.object({ supportedVersions: z.array(z.string()) });
 
 /** `tools/list`'s answer, a page of it. */
 export const listToolsResultSchema = z.object({

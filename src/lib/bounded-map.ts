@@ -11,6 +11,10 @@ export class BoundedMap<K, V> {
     return this.entries.get(key);
   }
 
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
   /** Sets `key`, as the newest entry; the oldest goes when the bound is reached. */
   set(key: K, value: V): void {
     this.entries.delete(key);

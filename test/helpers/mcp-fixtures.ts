@@ -15,4 +15,6 @@ export type McpLog = {
   ended: number;
   /** `/mcp-forgets`: its handshakes, and its answers to requests in sessions it had forgotten. */
   forgetful: { initializes: number; refused: number };
+  /** `/mcp-modern` and `/mcp-dual` (`mcp-modern-server.ts`): each request's path, method, and `Mcp-Param-Region` header. */
+  modern: { path: string; method: string; region: string | null }[];
 };

@@ -6,7 +6,8 @@
  * how many times its tools were listed, each call (with the number of the connection it came on),
  * the calls that were cancelled, and the sessions ended by `DELETE`; `GET /__sockets` lists the
  * numbers of the connections still open (`connections.ts`). `/mcp-json` is the same server without sessions,
- * answering in JSON, not SSE. `/mcp-forgets?after=list|handshake&answer=404|400|400-other` forgets
+ * answering in JSON, not SSE; `/mcp-modern` and `/mcp-dual` are servers of MCP's 2026-07-28 revision
+ * (`mcp-modern-server.ts`). `/mcp-forgets?after=list|handshake&answer=404|400|400-other` forgets
  * a session after its tool list (or as soon as its handshake ends), as a server restarted or
  * one that ends sessions does, and answers a request in a forgotten session as MCP asks (`404`), as
  * the Python SDK's servers do (`400`, "Bad Request: No valid session ID provided"), or with a `400`
@@ -20,6 +21,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { numberConnections } from './connections';
 import { CHART_PNG, MCP_TEST_TOKEN, type McpLog } from './mcp-fixtures';
+import { MODERN_PATHS, serveModern } from './mcp-modern-server';
 
 function buildServer(log: McpLog): McpServer {
   const server = new McpServer({ name: 'test-kit', version: '1.0.0' });
@@ -69,7 +71,7 @@ function refuseSession(response: ServerResponse, answer: string | null): void {
 }
 
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0, forgetful: { initializes: 0, refused: 0 } };
+  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0, forgetful: { initializes: 0, refused: 0 }, modern: [] };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const forgotten = new Set<string>();
   const server = createServer(async (request, response) => {
@@ -80,7 +82,8 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
       }
       if (connections.served(request, response)) return;
       const url = new URL(request.url ?? '/', 'http://localhost');
-      if (request.url !== '/mcp' && request.url !== '/mcp-json' && url.pathname !== '/mcp-forgets') return void response.writeHead(404).end();
+      const modern = MODERN_PATHS.includes(url.pathname);
+      if (request.url !== '/mcp' && request.url !== '/mcp-json' && url.pathname !== '/mcp-forgets' && !modern) return void response.writeHead(404).end();
       if (request.headers['x-test-token'] !== MCP_TEST_TOKEN) {
         log.unauthorized++;
         return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -91,6 +94,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
         if (message?.method === 'tools/call') log.callSockets.push({ tool: message.params?.name ?? '', args: message.params?.arguments, socket: connections.of(request.socket) });
       }
       if (request.method === 'DELETE' && request.headers['mcp-session-id']) log.ended++;
+      if (modern) return await serveModern(request, response, body, log);
       // `/mcp-json`: a stateless server that answers every request as JSON rather than SSE.
       if (request.url === '/mcp-json') {
         const stateless = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -124,12 +124,95 @@ describe('the MCP toolbox', () => {
     });
   });
 
+  describe('servers of MCP’s 2026-07-28 revision (the official SDK’s v2)', () => {
+    const at = (name: string, path: string) => settings({ servers: [{ ...server, name, url: `${env.MCP_TEST_URL}${path}` }] });
+    const seen = async (path: string, since: number) => (await mcpLog()).modern.slice(since).filter((entry) => entry.path === path);
+
+    it('a server of that revision alone: found by server/discover, no handshake, the calls in its headers', async () => {
+      const since = (await mcpLog()).modern.length;
+      const turn = await new McpToolbox(at('modern', '/mcp-modern')).forTurn();
+      expect(turn.tools.map((tool) => tool.name).sort()).toEqual(['modern__echo', 'modern__sql']);
+      expect(await find(turn.tools, 'modern__echo').execute({ text: 'hi' }, context())).toBe('echo: hi');
+      // The server refuses a call whose `region` is not in `Mcp-Param-Region`; a value outside ASCII goes in base64.
+      expect(await find(turn.tools, 'modern__sql').execute({ region: 'eu-west', query: 'q' }, context())).toBe('eu-west: q');
+      expect(await find(turn.tools, 'modern__sql').execute({ region: 'Zürich', query: 'q' }, context())).toBe('Zürich: q');
+      await turn.close();
+      const requests = await seen('/mcp-modern', since);
+      expect(requests.map((entry) => entry.method)).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/call', 'tools/call']);
+      expect(requests.slice(3).map((entry) => entry.region)).toEqual(['eu-west', `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode('Zürich')))}?=`]);
+
+      // The server's era is kept: the next turn connects without a round trip.
+      const again = (await mcpLog()).modern.length;
+      const next = await new McpToolbox(at('modern', '/mcp-modern')).forTurn();
+      expect(await find(next.tools, 'modern__echo').execute({ text: 'again' }, context())).toBe('echo: again');
+      expect((await seen('/mcp-modern', again)).map((entry) => entry.method)).toEqual(['tools/list', 'tools/call']);
+    });
+
+    /** A modern server in a few lines: `answer(method, params)` gives each request's result, or a Response. */
+    const modernFake = (answer: (method: string, headers: Headers, id: number) => unknown) => async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const { id, method } = JSON.parse(String(init?.body));
+      const given = answer(method, new Headers(init?.headers), id);
+      return given instanceof Response ? given : Response.json({ jsonrpc: '2.0', id, result: { resultType: 'complete', ...(given as object) } });
+    };
+    const discovered = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+    const fakeAt = (url: string) => settings({ servers: [{ ...server, name: 'fake', url }] });
+
+    it('leaves out a tool whose x-mcp-header breaks the rules, and keeps the others', async () => {
+      const box = new McpToolbox(fakeAt('https://modern-broken.example/mcp'), modernFake((method) => {
+        if (method === 'server/discover') return discovered;
+        return { tools: [{ name: 'ok', inputSchema: { type: 'object' } }, { name: 'bad', inputSchema: { type: 'object', properties: { r: { type: 'number', 'x-mcp-header': 'R' } } } }] };
+      }));
+      expect((await box.forTurn()).tools.map((tool) => tool.name)).toEqual(['fake__ok']);
+    });
+
+    it('a result that asks for input this agent cannot give is a tool error', async () => {
+      const box = new McpToolbox(fakeAt('https://modern-asks.example/mcp'), modernFake((method) => {
+        if (method === 'server/discover') return discovered;
+        if (method === 'tools/list') return { tools: [{ name: 'ask', inputSchema: { type: 'object' } }] };
+        return { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: 'Which one?' } } } };
+      }));
+      const turn = await box.forTurn();
+      await expect(find(turn.tools, 'fake__ask').execute({}, context())).rejects.toThrow(/asked for input/);
+    });
+
+    it('a modern server replaced by a legacy one is connected to again, in its era', async () => {
+      let legacy = false;
+      const methods: string[] = [];
+      const box = new McpToolbox(fakeAt('https://replaced.example/mcp'), modernFake((method, headers, id) => {
+        methods.push(method);
+        if (!legacy) return method === 'server/discover' ? discovered : { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
+        if (method === 'server/discover') return new Response('Bad Request: No valid session ID provided', { status: 400 });
+        if (method === 'initialize') {
+          const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'old', version: '1' } };
+          return new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: { 'content-type': 'application/json', 'mcp-session-id': 's1' } });
+        }
+        if (method === 'notifications/initialized') return new Response(null, { status: 202 });
+        // As the SDK's legacy servers answer a request without their session.
+        if (headers.get('mcp-session-id') !== 's1') return new Response('Bad Request: Server not initialized', { status: 400, headers: { 'content-type': 'text/plain' } });
+        return { content: [{ type: 'text', text: 'from the old server' }] };
+      }));
+      const turn = await box.forTurn();
+      legacy = true;
+      expect(await find(turn.tools, 'fake__echo').execute({}, context())).toBe('from the old server');
+      expect(methods).toEqual(['server/discover', 'tools/list', 'tools/call', 'server/discover', 'initialize', 'notifications/initialized', 'tools/call']);
+    });
+
+    it('a server of both eras is spoken to in the new one', async () => {
+      const since = (await mcpLog()).modern.length;
+      const turn = await new McpToolbox(at('dual', '/mcp-dual')).forTurn();
+      expect(await find(turn.tools, 'dual__sql').execute({ region: 'us', query: 'q' }, context())).toBe('us: q');
+      await turn.close();
+      expect((await seen('/mcp-dual', since)).map((entry) => entry.method)).toEqual(['server/discover', 'tools/list', 'tools/call']);
+    });
+  });
+
   it('reads a list no further than a cursor it gave before, or its hundredth page', async () => {
     const paging = (next: (page: number) => string) => {
       let pages = 0;
       const fetcher = async (_input: RequestInfo | URL, init?: RequestInit) => {
         const { id, method } = JSON.parse(String(init?.body));
         if (id === undefined) return new Response(null, { status: 202 });
+        if (method === 'server/discover') return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
         if (method === 'initialize') return Response.json({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'pager', version: '1' } } });
         const page = pages++;
         return Response.json({ jsonrpc: '2.0', id, result: { tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], nextCursor: next(page) } });

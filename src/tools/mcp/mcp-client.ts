@@ -1,16 +1,21 @@
 /**
- * An MCP client over Streamable HTTP (docs/mcp.md), the part of the protocol a session needs to use
- * a server's tools: the `initialize` handshake (keeping the server's `Mcp-Session-Id` and the agreed
- * version), `tools/list` and `tools/call`, each answered as JSON or as an SSE stream, a cancel told
- * to the server (`notifications/cancelled`), a session the server no longer knows (`404`) begun again,
- * and the session ended with `DELETE`. Written on fetch
- * and the project's schemas rather than the official SDK, which alone was about 40 % of the Worker's
- * bundle (bench/PROFILE.md); the tests hold it to the SDK's own server.
+ * An MCP client over Streamable HTTP (docs/configuration.md, "MCP servers"), the part of the protocol
+ * a session needs to use a server's tools, in both of MCP's eras:
+ * - modern (2026-07-28): no handshake and no session; each request carries its version and client in
+ *   `_meta` and its method and tool in headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`);
+ * - legacy (2024-11-05 to 2025-11-25): the `initialize` handshake, the server's `Mcp-Session-Id`
+ *   (begun again when the server no longer knows it), a cancel told with `notifications/cancelled`,
+ *   and the session ended with `DELETE`.
+ * A server's era is found by asking it `server/discover` once, as MCP asks of a client that speaks
+ * both, and kept for the isolate's life. `tools/list` and `tools/call` are answered as JSON or SSE.
+ * Written on fetch and the project's schemas rather than the official SDK, which alone was about
+ * 40 % of the Worker's bundle (bench/PROFILE.md); the tests hold it to the SDK's own servers.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { rpcResponseSchema, type RpcResponse } from '../../api/json-rpc';
+import type { RpcResponse } from '../../api/json-rpc';
+import { headerValue, MCP_META, MODERN_MCP_PROTOCOL_VERSION, MODERN_RPC_ERRORS } from '../../api/mcp-headers';
 import {
   callToolResultSchema,
+  discoverResultSchema,
   initializeResultSchema,
   LATEST_MCP_PROTOCOL_VERSION,
   listToolsResultSchema,
@@ -18,21 +23,34 @@ import {
   type CallToolResult,
   type ListToolsResult,
 } from '../../api/mcp-messages';
-import { releaseBody, releaseResponse } from '../../lib/release-body';
+import { BoundedMap } from '../../lib/bounded-map';
+import { releaseResponse } from '../../lib/release-body';
 import type * as z from '../../lib/zod';
+import { GaveUp, readRefusal, responseIn, within, type Refusal } from './mcp-wire';
 
 const CLIENT_INFO = { name: 'edge-agent-turns', version: '0.1.0' };
+const MODERN_META = { [MCP_META.protocolVersion]: MODERN_MCP_PROTOCOL_VERSION, [MCP_META.clientInfo]: CLIENT_INFO, [MCP_META.clientCapabilities]: {} };
 
 /** How long a cancel's delivery, or the session's end, may take before the client stops waiting. */
 const NOTICE_TIMEOUT_MS = 2000;
 
+type Era = 'modern' | 'legacy';
+/** Each server's era as it answered, by URL: a modern server then costs no round trip to connect, a legacy one no probe. */
+const eras = new BoundedMap<string, Era>(64);
+
+/** What a tool call sends beside its name and arguments: its `Mcp-Param-*` headers (modern servers). */
+export type CallOptions = { signal: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> };
+
 export class McpClient {
+  private era: Era = 'legacy';
   private sessionId: string | undefined;
   private protocolVersion: string = LATEST_MCP_PROTOCOL_VERSION;
   private nextId = 1;
-  /** The handshake's own deadline, for a session begun again. */
+  /** The handshake's own deadline, for a connection begun again. */
   private connectTimeoutMs = NOTICE_TIMEOUT_MS;
-  /** A new session being begun after a `404`: the calls that met it wait for the one handshake. */
+  /** Counts connections: a request that met a refusal connects again only if none began since it was sent. */
+  private generation = 0;
+  /** A connection begun again after a refusal: the requests that met it wait for the one. */
   private renewal: Promise<void> | undefined;
   /** Cancels on their way to the server: closing waits for them, or they would be cut off. */
   private readonly notices = new Set<Promise<void>>();
@@ -43,9 +61,74 @@ export class McpClient {
     private readonly fetcher: typeof fetch,
   ) {}
 
-  /** The handshake: `initialize`, then `notifications/initialized`. */
+  /** Connects in the server's era: none to make for a modern server, the handshake for a legacy one. */
   async connect(timeoutMs: number): Promise<void> {
     this.connectTimeoutMs = timeoutMs;
+    this.generation++;
+    this.sessionId = undefined;
+    const known = eras.get(this.url);
+    const offered = known === undefined ? await this.discover(timeoutMs) : known === 'modern' || undefined;
+    if (offered === true) {
+      this.era = 'modern';
+      eras.set(this.url, 'modern');
+      return;
+    }
+    try {
+      await this.handshake(timeoutMs);
+    } catch (error) {
+      // A modern server that refused our version named its own: they say more than the handshake's failure.
+      if (Array.isArray(offered) && offered.length > 0) throw new Error(`The server speaks MCP ${offered.join(', ')}, which this client does not.`);
+      throw error;
+    }
+    eras.set(this.url, 'legacy');
+  }
+
+  listTools(cursor: string | undefined, timeoutMs: number): Promise<ListToolsResult> {
+    return this.request('tools/list', cursor ? { cursor } : {}, listToolsResultSchema, { timeoutMs });
+  }
+
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    return this.request('tools/call', { name, arguments: args }, callToolResultSchema, options, name);
+  }
+
+  /** Waits for the cancels being delivered, then ends the server's session, if it keeps one. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.notices]);
+    if (this.sessionId === undefined) return;
+    await within(NOTICE_TIMEOUT_MS, undefined, async (signal) => {
+      const answer = await this.fetcher(this.url, { method: 'DELETE', headers: { ...this.headers, ...this.eraHeaders('') }, signal });
+      releaseResponse(answer);
+    }).catch(() => undefined);
+    this.sessionId = undefined;
+  }
+
+  /**
+   * `server/discover`, sent as a modern request: `true` if the server speaks the modern revision,
+   * the versions it names if it is a modern server that does not, undefined for anything else (a
+   * legacy server's refusal, in whatever words). Silence is an outage, not an era: it fails.
+   */
+  private async discover(timeoutMs: number): Promise<true | string[] | undefined> {
+    const id = this.nextId++;
+    const message = { jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: MODERN_META } };
+    const modern = { 'mcp-protocol-version': MODERN_MCP_PROTOCOL_VERSION, 'mcp-method': 'server/discover' };
+    try {
+      return await within(timeoutMs, undefined, async (signal) => {
+        const answer = await this.post(message, signal, modern);
+        if (!answer.ok) return versionsNamed(await readRefusal(answer));
+        const response = await responseIn(answer, id).catch(() => undefined);
+        const result = response && 'result' in response ? discoverResultSchema.safeParse(response.result).data : undefined;
+        return result?.supportedVersions.includes(MODERN_MCP_PROTOCOL_VERSION) || undefined;
+      });
+    } catch (error) {
+      if (error instanceof GaveUp) throw new Error(`The MCP request server/discover timed out after ${timeoutMs} ms.`);
+      throw error;
+    }
+  }
+
+  /** The legacy handshake: `initialize`, then `notifications/initialized`. */
+  private async handshake(timeoutMs: number): Promise<void> {
+    this.era = 'legacy';
+    this.protocolVersion = LATEST_MCP_PROTOCOL_VERSION;
     const params = { protocolVersion: LATEST_MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
     const result = await this.request('initialize', params, initializeResultSchema, { timeoutMs });
     if (!(MCP_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
@@ -55,56 +138,37 @@ export class McpClient {
     await within(timeoutMs, undefined, (signal) => this.notify('notifications/initialized', {}, signal));
   }
 
-  listTools(cursor: string | undefined, timeoutMs: number): Promise<ListToolsResult> {
-    return this.request('tools/list', cursor ? { cursor } : {}, listToolsResultSchema, { timeoutMs });
-  }
-
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
-    return this.request('tools/call', { name, arguments: args }, callToolResultSchema, options);
-  }
-
-  /** Waits for the cancels being delivered, then ends the server's session, if it keeps one. */
-  async close(): Promise<void> {
-    await Promise.allSettled([...this.notices]);
-    if (this.sessionId === undefined) return;
-    await within(NOTICE_TIMEOUT_MS, undefined, async (signal) => {
-      const answer = await this.fetcher(this.url, { method: 'DELETE', headers: this.headersFor(), signal });
-      releaseResponse(answer);
-    }).catch(() => undefined);
-    this.sessionId = undefined;
-  }
-
   /**
-   * A request, sent once more in a new session if the server answered that it no longer knows this
-   * one (`sessionRefused`; MCP asks a client to begin a new session then): a server restarted, one
-   * that ends idle sessions, replicas that do not share them. The server ran nothing of the refused
-   * request, so sending it again is safe. Once only: a second refusal fails the request as any other
-   * answer would. A request made while a new session is being begun waits for it.
+   * A request, sent once more on a new connection if the server's answer says the one it was sent
+   * on is gone (`Reconnect`): a legacy server that no longer knows its session (restarted, ending idle
+   * sessions, replicas that do not share them; MCP asks a client to begin a new one), or a server
+   * that no longer answers in the era it did. The server ran nothing of the refused request, so
+   * sending it again is safe. Once only. A request made while a connection is begun again waits for it.
    */
   private async request<Schema extends z.ZodType<Record<string, unknown>>>(
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
-    options: { signal?: AbortSignal; timeoutMs: number },
+    options: { signal?: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> },
+    toolName?: string,
   ): Promise<z.infer<Schema>> {
-    // (The handshake itself is how a new session begins: it does not wait for one.)
+    // (The handshake itself is how a new connection begins: it does not wait for one.)
     if (this.renewal && method !== 'initialize') await this.renewal.catch(() => undefined);
-    const sentIn = this.sessionId;
+    const sentIn = this.generation;
     try {
-      return await this.attempt(method, params, schema, options);
+      return await this.attempt(method, params, schema, options, toolName);
     } catch (error) {
-      if (!(error instanceof SessionGone)) throw error;
-      await this.renew(sentIn);
-      return this.attempt(method, params, schema, options);
+      if (!(error instanceof Reconnect)) throw error;
+      await this.reconnect(sentIn, error.message);
+      return this.attempt(method, params, schema, options, toolName);
     }
   }
 
-  /** A new session in place of `stale`, unless another call has begun one already. */
-  private renew(stale: string | undefined): Promise<void> {
+  /** A new connection in place of the one of generation `stale`, unless another request began one. */
+  private reconnect(stale: number, reason: string): Promise<void> {
     if (this.renewal) return this.renewal;
-    if (this.sessionId !== stale) return Promise.resolve();
-    console.warn(`MCP server at ${new URL(this.url).host}: it no longer knows its session; beginning a new one`);
-    this.sessionId = undefined;
+    if (this.generation !== stale) return Promise.resolve();
+    console.warn(`MCP server at ${new URL(this.url).host}: ${reason}; connecting again`);
     this.renewal = this.connect(this.connectTimeoutMs).finally(() => (this.renewal = undefined));
     return this.renewal;
   }
@@ -113,44 +177,52 @@ export class McpClient {
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
-    options: { signal?: AbortSignal; timeoutMs: number },
+    options: { signal?: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> },
+    toolName: string | undefined,
   ): Promise<z.infer<Schema>> {
     const id = this.nextId++;
     let response: RpcResponse;
     try {
-      response = await within(options.timeoutMs, options.signal, (signal) => this.exchange(id, method, params, signal));
+      response = await within(options.timeoutMs, options.signal, (signal) => this.exchange(id, method, params, signal, toolName, options.paramHeaders));
     } catch (error) {
       if (!(error instanceof GaveUp)) throw error;
-      // The server may still be working on it: it is told to stop (not for the handshake, which it may not know yet).
-      if (method !== 'initialize') this.tell(id, error.timedOut ? 'timed out' : 'cancelled');
+      // The server may still be working on it: a legacy one is told to stop (not the handshake, which
+      // it may not know yet); for a modern one, the answer's stream closed is the cancel.
+      if (method !== 'initialize' && this.era === 'legacy') this.tell(id, error.timedOut ? 'timed out' : 'cancelled');
       throw new Error(error.timedOut ? `The MCP request ${method} timed out after ${options.timeoutMs} ms.` : `The MCP request ${method} was cancelled.`);
     }
     if ('error' in response) throw new Error(`MCP error ${response.error.code}: ${response.error.message}`);
+    if (response.result.resultType === 'input_required') {
+      throw new Error(`The MCP server asked for input to ${method} (a question for the user, or a model's answer), which this agent does not give.`);
+    }
     const result = schema.safeParse(response.result);
     if (!result.success) throw new Error(`The MCP server answered ${method} in an unexpected shape.`);
     return result.data;
   }
 
   /** One request sent, and its response read from the JSON or SSE answer. */
-  private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
-    const sentIn = this.sessionId;
-    const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
+  private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal, toolName?: string, paramHeaders?: Record<string, string>): Promise<RpcResponse> {
+    const era = this.era;
+    const sentInSession = this.sessionId !== undefined;
+    const message = { jsonrpc: '2.0', id, method, params: era === 'modern' ? { ...params, _meta: MODERN_META } : params };
+    const answer = await this.post(message, signal, { ...this.eraHeaders(method, toolName), ...(era === 'modern' ? paramHeaders : {}) });
     if (!answer.ok || !answer.body) {
-      const gone = sentIn !== undefined && method !== 'initialize' && (await sessionRefused(answer));
-      if (!answer.bodyUsed) releaseResponse(answer);
-      if (gone) throw new SessionGone();
-      throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}.`);
+      const refusal = await readRefusal(answer);
+      const gone = method === 'initialize' ? undefined : era === 'modern' ? eraGone(refusal) : sentInSession ? sessionGone(refusal) : undefined;
+      if (gone && era === 'modern') eras.delete(this.url);
+      if (gone) throw new Reconnect(gone);
+      const detail = refusal.error ? ` (${refusal.error.code}: ${refusal.error.message})` : '';
+      throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}${detail}.`);
     }
     if (method === 'initialize') this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
-    const type = answer.headers.get('content-type') ?? '';
-    const found = type.includes('text/event-stream') ? await responseInStream(answer.body, id) : findResponse(await answer.json(), id);
+    const found = await responseIn(answer, id);
     if (!found) throw new Error(`The MCP server's answer to ${method} held no response to it.`);
     return found;
   }
 
-  /** A notification: the server answers 202 with no body. */
+  /** A notification (legacy servers only): the server answers 202 with no body. */
   private async notify(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    const answer = await this.post({ jsonrpc: '2.0', method, params }, signal);
+    const answer = await this.post({ jsonrpc: '2.0', method, params }, signal, this.eraHeaders(method));
     releaseResponse(answer);
     if (!answer.ok) throw new Error(`The MCP server refused ${method} with HTTP ${answer.status}.`);
   }
@@ -163,101 +235,46 @@ export class McpClient {
   }
 
   /** One JSON-RPC message to the server; the answer may be JSON or an SSE stream. */
-  private post(message: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
-    const headers = { ...this.headersFor(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    return this.fetcher(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal });
+  private post(message: Record<string, unknown>, signal: AbortSignal, headers: Record<string, string>): Promise<Response> {
+    const all = { ...this.headers, ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    return this.fetcher(this.url, { method: 'POST', headers: all, body: JSON.stringify(message), signal });
   }
 
-  private headersFor(): Record<string, string> {
-    return {
-      ...this.headers,
-      'mcp-protocol-version': this.protocolVersion,
-      ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),
-    };
-  }
-}
-
-/**
- * Whether an answer says the server no longer knows the session a request was sent in: `404`, as
- * MCP has it, or a `400` that names the session, as the official SDKs' own servers and examples
- * answer ("Bad Request: No valid session ID provided", "Invalid or missing session ID"); anything
- * else in a 400 is a refusal of the request itself.
- */
-async function sessionRefused(answer: Response): Promise<boolean> {
-  if (answer.status === 404) return true;
-  if (answer.status !== 400) return false;
-  const text = await answer.text().catch(() => '');
-  return /session/i.test(text.slice(0, 2000));
-}
-
-/** An answer to a request sent in a session, saying the server no longer knows the session. */
-class SessionGone extends Error {
-  constructor() {
-    super('The MCP server no longer knows the session.');
-  }
-}
-
-/** What `within` throws when the caller's signal or the deadline ended the work. */
-class GaveUp extends Error {
-  constructor(readonly timedOut: boolean) {
-    super(timedOut ? 'timed out' : 'cancelled');
-  }
-}
-
-/**
- * Runs `work` with a signal that aborts at the deadline or with `outer`. The deadline's timer is
- * cleared when the work ends: a pending timer would keep the session's object awake.
- */
-async function within<T>(ms: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), ms);
-  const signal = outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal;
-  try {
-    return await work(signal);
-  } catch (error) {
-    if (signal.aborted) throw new GaveUp(deadline.signal.aborted);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The response with this id in a JSON answer (one message, or a batch). */
-function findResponse(json: unknown, id: number): RpcResponse | undefined {
-  for (const message of Array.isArray(json) ? json : [json]) {
-    const response = rpcResponseSchema.safeParse(message);
-    if (response.success && response.data.id === id) return response.data;
-  }
-  return undefined;
-}
-
-/**
- * The response with this id in an SSE answer, read until it comes; the server's notifications and
- * requests on the way (progress, a ping) are passed over. Once it came, the rest of the stream (the
- * server ends it after the response) is read to its end in the background; a stream that ended
- * without it, or broke, is cancelled.
- */
-async function responseInStream(body: ReadableStream<Uint8Array>, id: number): Promise<RpcResponse | undefined> {
-  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-  let found: RpcResponse | undefined;
-  try {
-    for (;;) {
-      const next = await events.read();
-      if (next.done) return undefined;
-      found = next.value.data === '' ? undefined : findResponse(parseJson(next.value.data), id);
-      if (found) return found;
+  /** The era's headers: a modern request's method and tool, or a legacy one's version and session. */
+  private eraHeaders(method: string, toolName?: string): Record<string, string> {
+    if (this.era === 'modern') {
+      return { 'mcp-protocol-version': MODERN_MCP_PROTOCOL_VERSION, 'mcp-method': method, ...(toolName !== undefined ? { 'mcp-name': headerValue(toolName) } : {}) };
     }
-  } finally {
-    if (found) releaseBody(events);
-    else void events.cancel().catch(() => undefined);
+    return { 'mcp-protocol-version': this.protocolVersion, ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}) };
   }
 }
 
-/** JSON, or undefined for text that is not (an event that is not a message of ours). */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** A refusal that says the connection a request went on is gone; its message says why. */
+class Reconnect extends Error {}
+
+/**
+ * A legacy server that no longer knows the session: `404`, as MCP has it, or a `400` that names the
+ * session, as the official SDKs' own servers and examples answer ("Bad Request: No valid session ID
+ * provided", "Invalid or missing session ID"); anything else in a 400 refuses the request itself.
+ */
+function sessionGone(refusal: Refusal): string | undefined {
+  const gone = refusal.status === 404 || (refusal.status === 400 && /session/i.test(refusal.text));
+  return gone ? 'it no longer knows its session' : undefined;
+}
+
+/**
+ * A modern server that no longer answers as one: it refuses the revision (`-32022`), or answers as
+ * a legacy server refuses a request it does not know (`400`, `404`, `405` without a JSON-RPC error),
+ * as a server replaced by an older one does. Its era is found again.
+ */
+function eraGone(refusal: Refusal): string | undefined {
+  if (refusal.error?.code === MODERN_RPC_ERRORS.unsupportedVersion) return `it no longer speaks MCP ${MODERN_MCP_PROTOCOL_VERSION}`;
+  return [400, 404, 405].includes(refusal.status) && !refusal.error ? 'it no longer answers as a modern MCP server' : undefined;
+}
+
+/** The versions a modern server names when it refuses ours, if it does. */
+function versionsNamed(refusal: Refusal): string[] | undefined {
+  if (refusal.error?.code !== MODERN_RPC_ERRORS.unsupportedVersion) return undefined;
+  const data = refusal.error.data as { supported?: unknown } | undefined;
+  return Array.isArray(data?.supported) ? data.supported.filter((version): version is string => typeof version === 'string') : [];
 }

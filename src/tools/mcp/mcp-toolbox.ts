@@ -11,6 +11,7 @@ import { ToolError, type ServerTool } from '../types';
 import { McpClient } from './mcp-client';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';
+import { paramHeadersOf, paramHeaderValues, type ParamHeader } from './mcp-param-headers';
 import { toolResultFromMcp } from './mcp-result';
 
 export type McpSettings = {
@@ -30,7 +31,7 @@ const MAX_PAGES = 100;
 /** A failed list is tried again after this long (or the list's own time to live, if shorter). */
 const FAILED_LIST_TTL_MS = 30_000;
 
-type ListedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
+type ListedTool = { name: string; description: string; inputSchema: Record<string, unknown>; paramHeaders: ParamHeader[] };
 type Listing = { at: number; ok: true; tools: ListedTool[] } | { at: number; ok: false; error: string };
 
 export type TurnTools = { tools: ServerTool[]; close(): Promise<void> };
@@ -81,7 +82,9 @@ export class McpToolbox {
         const page = await client.listTools(cursor, this.settings.listTimeoutMs);
         pages++;
         for (const tool of page.tools) {
-          tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema });
+          const headers = paramHeadersOf(tool.inputSchema);
+          if ('invalid' in headers) console.warn(`MCP server "${server.name}": its tool ${tool.name} is left out: ${headers.invalid}`);
+          else tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema, paramHeaders: headers.headers });
         }
         if (cursor !== undefined) cursors.add(cursor);
         cursor = page.nextCursor;
@@ -111,7 +114,8 @@ export class McpToolbox {
           throw new ToolError(`The MCP server "${server.name}" could not be reached: ${describe(error)}`);
         }
         try {
-          return toolResultFromMcp(await client.callTool(listed.name, input, { signal: context.signal, timeoutMs: this.settings.callTimeoutMs }));
+          const paramHeaders = paramHeaderValues(listed.paramHeaders, input);
+          return toolResultFromMcp(await client.callTool(listed.name, input, { signal: context.signal, timeoutMs: this.settings.callTimeoutMs, paramHeaders }));
         } catch (error) {
           if (error instanceof ToolError) throw error;
           throw new ToolError(`The MCP tool ${listed.name} on "${server.name}" failed: ${describe(error)}`);

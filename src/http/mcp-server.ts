@@ -2,16 +2,19 @@
  * A stateless MCP server over Streamable HTTP (docs/mcp.md): the transport's checks (`Accept`,
  * `Content-Type`, `MCP-Protocol-Version`, and the body's size and depth as every door's), JSON-RPC's
  * envelope, and the methods an assistant uses with a server that offers tools: `initialize`, `ping`,
- * `tools/list` and `tools/call`. A call that asks for progress (`_meta.progressToken`) is answered
+ * `tools/list` and `tools/call`, and in the 2026-07-28 revision (`mcp-modern.ts`) `server/discover`,
+ * `tools/list` and `tools/call` without a handshake. A call that asks for progress (`_meta.progressToken`) is answered
  * as an SSE stream, its notifications first; everything else as JSON. Written on the project's
  * schemas rather than the official SDK, which alone was about 40 % of the Worker's bundle
  * (bench/PROFILE.md); the tests drive it with the SDK's own client.
  */
 import { isRequest, RPC_ERRORS, RpcError, rpcError, rpcMessageSchema, type RpcId, type RpcMessage, type RpcRequest } from '../api/json-rpc';
+import { MODERN_MCP_PROTOCOL_VERSION } from '../api/mcp-headers';
 import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
 import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import * as z from '../lib/zod';
+import { claimsModern, discoverResult, LIST_CACHING, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
 
 export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -42,9 +45,7 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
     return refusal(415, RPC_ERRORS.transport, 'Unsupported Media Type: Content-Type must be application/json.');
   }
   const version = request.headers.get('mcp-protocol-version');
-  if (version !== null && !supported.includes(version)) {
-    return refusal(400, RPC_ERRORS.transport, `Bad Request: unsupported protocol version ${version} (supported: ${supported.join(', ')}).`);
-  }
+  if (version !== null && version !== MODERN_MCP_PROTOCOL_VERSION && !supported.includes(version)) return refuse(unsupportedVersion(null, version));
   const body = await readBoundedJson(request);
   if ('problem' in body) {
     if (body.problem === 'too_large') return refusal(413, RPC_ERRORS.transport, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes.`);
@@ -53,6 +54,10 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
     return refusal(400, RPC_ERRORS.parse, body.problem === 'not_json' ? 'Parse error: the body is not JSON.' : `Parse error: ${TOO_DEEP_MESSAGE}`);
   }
   const { json } = body;
+  // The 2026-07-28 revision: no handshake, and each request checked against its headers first.
+  const modern = version === MODERN_MCP_PROTOCOL_VERSION || (version === null && claimsModern(json));
+  const refused = modern ? modernRefusal(request.headers, json) : undefined;
+  if (refused) return refuse(refused);
   const batch = Array.isArray(json) ? json : [json];
   if (batch.length === 0 || batch.length > MAX_BATCH) return refusal(400, RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.`);
   const messages: RpcMessage[] = [];
@@ -67,7 +72,7 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
 
   const tokens = requests.map(progressTokenOf);
   if (tokens.every((token) => token === undefined)) {
-    const answers = await Promise.all(requests.map((message) => answer(message, server, () => {})));
+    const answers = await Promise.all(requests.map((message) => answer(message, server, () => {}, modern)));
     return Response.json(Array.isArray(json) ? answers : answers[0]);
   }
   // Progress: the answers follow their notifications on one SSE stream.
@@ -81,7 +86,7 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
       const tell: Progress = (text) => {
         if (token !== undefined) send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: text } });
       };
-      send(await answer(message, server, tell));
+      send(await answer(message, server, tell, modern));
     }),
   ).finally(() => void writer.close().catch(() => {}));
   return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
@@ -92,10 +97,11 @@ function progressTokenOf(request: RpcRequest): RpcId | undefined {
   return request.method === 'tools/call' ? callToolParamsSchema.safeParse(request.params).data?._meta?.progressToken : undefined;
 }
 
-/** One request's response: its result, or its error. Never throws. */
-async function answer(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<unknown> {
+/** One request's response: its result (marked complete, in the 2026-07-28 revision), or its error. Never throws. */
+async function answer(request: RpcRequest, server: McpServerInfo, progress: Progress, modern: boolean): Promise<unknown> {
   try {
-    return { jsonrpc: '2.0', id: request.id, result: await dispatch(request, server, progress) };
+    const result = await dispatch(request, server, progress, modern);
+    return { jsonrpc: '2.0', id: request.id, result: modern ? { ...result, resultType: 'complete' } : result };
   } catch (error) {
     if (error instanceof RpcError) return rpcError(request.id, error.code, error.message);
     console.error('MCP request failed', request.method, error);
@@ -103,8 +109,11 @@ async function answer(request: RpcRequest, server: McpServerInfo, progress: Prog
   }
 }
 
-async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<Record<string, unknown>> {
-  switch (request.method) {
+async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Progress, modern: boolean): Promise<Record<string, unknown>> {
+  // (`modernRefusal` has answered a modern request for any other method.)
+  switch (modern ? `modern ${request.method}` : request.method) {
+    case 'modern server/discover':
+      return discoverResult(server);
     case 'initialize': {
       const asked = request.params?.protocolVersion;
       const protocolVersion = typeof asked === 'string' && supported.includes(asked) ? asked : LATEST_MCP_PROTOCOL_VERSION;
@@ -114,7 +123,10 @@ async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Pr
       return {};
     case 'tools/list':
       return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })) };
+    case 'modern tools/list':
+      return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })), ...LIST_CACHING };
     case 'tools/call':
+    case 'modern tools/call':
       return callTool(request, server, progress);
     default:
       throw new RpcError(RPC_ERRORS.methodNotFound, `Method not found: ${request.method}.`);
@@ -138,6 +150,11 @@ async function callTool(request: RpcRequest, server: McpServerInfo, progress: Pr
 function inputSchemaOf(tool: McpTool): Record<string, unknown> {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(z.object(tool.input), { io: 'input' }) as Record<string, unknown>;
   return schema;
+}
+
+/** A refusal of a request in the revision's own words (its status, the request's id, its error's code and data). */
+function refuse(refused: ModernRefusal): Response {
+  return Response.json(rpcError(refused.id, refused.code, refused.message, refused.data), { status: refused.status });
 }
 
 /** A refusal of the whole HTTP request, in JSON-RPC's words, as MCP's transport answers one. */

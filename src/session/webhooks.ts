@@ -5,7 +5,6 @@
  * (`store/webhook-deliveries.ts`) until an answer in 2xx, tried again with a doubling backoff by the
  * session's alarm, at most `MAX_ATTEMPTS` times; every attempt keeps its `webhook-id`.
  */
-import { Webhook } from 'standardwebhooks';
 import type { PendingToolCall, StopReason, TurnError } from '../agent/events';
 import type { Usage } from '../agent/usage';
 import type { Config } from '../config';
@@ -13,6 +12,7 @@ import { newId } from '../lib/ids';
 import { releaseResponse } from '../lib/release-body';
 import { SingleFlight } from '../lib/single-flight';
 import type { DeliveryRow, WebhookDeliveries } from './store/webhook-deliveries';
+import { webhookSigner, type Signer } from './webhook-signature';
 
 export type WebhookType = 'turn.completed' | 'turn.requires_action' | 'turn.failed';
 
@@ -74,7 +74,7 @@ export class Webhooks {
   private async sendBatch(): Promise<void> {
     const settings = this.host.settings();
     if (!settings) return;
-    const signer = new Webhook(settings.secret);
+    const signer = await webhookSigner(settings.secret);
     const due = this.host.deliveries.due(Date.now(), BATCH);
     await Promise.all(due.map((row) => this.attempt(row, settings, signer)));
     if (due.length === BATCH) this.sending.kick();
@@ -82,7 +82,7 @@ export class Webhooks {
     if (next !== undefined) this.host.wake(next);
   }
 
-  private async attempt(row: DeliveryRow, settings: NonNullable<Config['webhook']>, signer: Webhook): Promise<void> {
+  private async attempt(row: DeliveryRow, settings: NonNullable<Config['webhook']>, signer: Signer): Promise<void> {
     const at = Date.now();
     const outcome = await post(settings.url, row, signer, at);
     const attempts = row.attempts + 1;
@@ -98,13 +98,13 @@ export class Webhooks {
 }
 
 /** One POST of a delivery, signed for this attempt's time; its status, or why there was none. */
-async function post(url: string, row: DeliveryRow, signer: Webhook, at: number): Promise<{ status?: number; error?: string }> {
-  const timestamp = new Date(Math.floor(at / 1000) * 1000);
+async function post(url: string, row: DeliveryRow, signer: Signer, at: number): Promise<{ status?: number; error?: string }> {
+  const seconds = Math.floor(at / 1000);
   const headers = {
     'content-type': 'application/json',
     'webhook-id': row.webhookId,
-    'webhook-timestamp': String(timestamp.getTime() / 1000),
-    'webhook-signature': signer.sign(row.webhookId, timestamp, row.body),
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': await signer(row.webhookId, seconds, row.body),
   };
   // A timer of our own, cleared when the answer comes: a pending one would keep the object awake.
   const controller = new AbortController();

@@ -1,8 +1,12 @@
 /**
- * The official MCP SDK's client, unchanged, against the agent's MCP server (`POST /mcp`, docs/mcp.md)
- * under `wrangler dev`: its tools, a plain answer with progress notifications, a session continued, a
- * permission answered by `answer_tool_call`, the list of sessions, and another user's token refused.
+ * The official MCP SDK's clients, unchanged, against the agent's MCP server (`POST /mcp`,
+ * docs/mcp.md) under `wrangler dev`: v1 (`@modelcontextprotocol/sdk`, the handshake's revisions) and
+ * v2 (`@modelcontextprotocol/client`) as it connects by default (the handshake), finding the era
+ * (`auto`) and pinned to the 2026-07-28 revision. For each: its tools, a plain answer with progress
+ * notifications, a session continued, a permission answered by `answer_tool_call`, the list of
+ * sessions, and another user's token refused.
  */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
@@ -10,22 +14,45 @@ import { mint } from '../helpers/tokens';
 
 const base = inject('workerUrl');
 
-async function connect(token?: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-door-test', version: '1.0.0' });
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
-  return client;
-}
+type Progress = (note: { progress: number; message?: string }) => void;
+/** What the tests ask of a client, whichever SDK it comes from. */
+type Door = { listTools(): Promise<{ tools: { name: string }[] }>; callTool(params: { name: string; arguments: Record<string, unknown> }, onprogress?: Progress): Promise<unknown>; close(): Promise<void>; era(): string | undefined };
+
+const kinds: { label: string; era: string; connect(headers: Record<string, string>): Promise<Door> }[] = [
+  {
+    label: 'v1',
+    era: 'legacy',
+    async connect(headers) {
+      const client = new Client({ name: 'mcp-door-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
+      return { listTools: () => client.listTools(), callTool: (params, onprogress) => client.callTool(params, undefined, onprogress ? { onprogress } : {}), close: () => client.close(), era: () => 'legacy' };
+    },
+  },
+  ...(['legacy', 'auto', 'pinned'] as const).map((mode) => ({
+    label: `v2, ${mode === 'legacy' ? 'by default' : mode}`,
+    era: mode === 'legacy' ? 'legacy' : 'modern',
+    async connect(headers: Record<string, string>): Promise<Door> {
+      const negotiation = mode === 'legacy' ? {} : { versionNegotiation: { mode: mode === 'auto' ? ('auto' as const) : { pin: '2026-07-28' } } };
+      const client = new ClientV2({ name: 'mcp-door-test', version: '2.0.0' }, negotiation);
+      await client.connect(new TransportV2(new URL(`${base}/mcp`), { requestInit: { headers } }));
+      return { listTools: () => client.listTools(), callTool: (params, onprogress) => client.callTool(params, onprogress ? { onprogress } : {}), close: () => client.close(), era: () => client.getProtocolEra() };
+    },
+  })),
+];
 
 const textOf = (result: any): string => result.content.map((part: any) => part.text).join('');
 
-describe('the MCP door, with the SDK’s own client', () => {
+describe.each(kinds)('the MCP door, with the SDK’s own client ($label)', (kind) => {
+  const connect = async (token?: string): Promise<Door> => kind.connect(token ? { authorization: `Bearer ${token}` } : {});
+  const tag = kind.label.replace(/[^a-z0-9]+/gi, '-');
+
   it('lists its tools, answers a chat with progress notifications, and continues the session', async () => {
-    const client = await connect(await mint({ sub: `mcp-${Date.now()}` }));
+    const client = await connect(await mint({ sub: `mcp-${tag}-${Date.now()}` }));
+    expect(client.era()).toBe(kind.era);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_tool_call', 'chat', 'get_messages', 'list_sessions']);
     const progress: { progress: number; message?: string }[] = [];
-    const first = (await client.callTool({ name: 'chat', arguments: { message: 'calculate 2+3' } }, undefined, { onprogress: (note) => progress.push(note) })) as any;
+    const first = (await client.callTool({ name: 'chat', arguments: { message: 'calculate 2+3' } }, (note) => progress.push(note))) as any;
     expect(first.isError).toBeFalsy();
     expect(textOf(first)).toContain('calculator: 5');
     expect(first.structuredContent).toMatchObject({ sessionId: expect.stringMatching(/^mcp-/), turnId: expect.stringMatching(/^turn_/), stopReason: 'end_turn', pendingToolCalls: [] });
@@ -43,7 +70,7 @@ describe('the MCP door, with the SDK’s own client', () => {
   });
 
   it('asks for a permission in the turn’s answer, and takes it by answer_tool_call', async () => {
-    const client = await connect(await mint({ sub: `mcp-perm-${Date.now()}` }));
+    const client = await connect(await mint({ sub: `mcp-perm-${tag}-${Date.now()}` }));
     const asked = (await client.callTool({ name: 'chat', arguments: { message: 'remember the door code' } })) as any;
     expect(asked.structuredContent).toMatchObject({ stopReason: 'tool_use', pendingToolCalls: [{ name: 'memory_save', awaiting: 'permission', input: { text: 'the door code' } }] });
     expect(textOf(asked)).toMatch(/memory_save .* waits for your permission/);
@@ -55,9 +82,9 @@ describe('the MCP door, with the SDK’s own client', () => {
   });
 
   it('keeps one user’s sessions from another, and refuses a request without a token', async () => {
-    const alice = await connect(await mint({ sub: `mcp-alice-${Date.now()}` }));
+    const alice = await connect(await mint({ sub: `mcp-alice-${tag}-${Date.now()}` }));
     const first = (await alice.callTool({ name: 'chat', arguments: { message: 'hello' } })) as any;
-    const bob = await connect(await mint({ sub: `mcp-bob-${Date.now()}` }));
+    const bob = await connect(await mint({ sub: `mcp-bob-${tag}-${Date.now()}` }));
     const read = (await bob.callTool({ name: 'get_messages', arguments: { sessionId: first.structuredContent.sessionId } })) as any;
     expect(read.isError).toBe(true);
     expect(textOf(read)).toMatch(/No session has this id/);

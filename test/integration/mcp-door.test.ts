@@ -54,7 +54,7 @@ describe('the MCP door’s transport', () => {
     ['a request whose id is null', { jsonrpc: '2.0', id: null, method: 'ping' }, {}, 400, -32600],
     ['a request whose id is an object', { jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list' }, {}, 400, -32600],
     ['a request whose id is a fraction', { jsonrpc: '2.0', id: 1.5, method: 'ping' }, {}, 400, -32600],
-    ['an unsupported protocol version', call(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }, 400, -32000],
+    ['an unsupported protocol version', call(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }, 400, -32022],
     ['another content type', call(1, 'ping'), { 'content-type': 'text/plain' }, 415, -32000],
     ['a body nested too deep', call(1, 'tools/call', { name: 'chat', arguments: { message: 'x', deep: JSON.parse('['.repeat(200) + ']'.repeat(200)) } }), {}, 400, -32700],
     ['a body over 10 MiB', { ...call(1, 'ping'), params: { pad: 'x'.repeat(10 * 1024 * 1024 + 1) } }, {}, 413, -32000],
@@ -64,6 +64,51 @@ describe('the MCP door’s transport', () => {
     const response = await post(body, headers as Record<string, string>);
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
+  });
+
+  describe('in MCP’s 2026-07-28 revision', () => {
+    const MODERN = '2026-07-28';
+    const meta = (version = MODERN) => ({ 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} });
+    const modern = (id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+      post(call(id, method, { ...params, _meta: { ...meta(), ...(params._meta as object) } }), { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...headers });
+
+    it('answers server/discover, lists and calls its tools without a handshake, each result complete', async () => {
+      const discovered = await (await modern(1, 'server/discover')).json<any>();
+      expect(discovered).toMatchObject({ id: 1, result: { supportedVersions: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], capabilities: { tools: {} }, resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private' } });
+      expect(discovered.result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'edge-agent-turns' });
+      const listed = await (await modern(2, 'tools/list')).json<any>();
+      expect(listed.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+      expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages']);
+      const listedSessions = await (await modern(3, 'tools/call', { name: 'list_sessions', arguments: {} }, { 'mcp-name': 'list_sessions' })).json<any>();
+      expect(listedSessions.result).toMatchObject({ resultType: 'complete', structuredContent: { sessions: [] } });
+      // A name in the header's base64 form is read as the name.
+      const encoded = await modern(4, 'tools/call', { name: 'list_sessions', arguments: {} }, { 'mcp-name': `=?base64?${btoa('list_sessions')}?=` });
+      expect(encoded.status).toBe(200);
+    });
+
+    it.each([
+      ['a batch', () => post([call(1, 'tools/list', { _meta: meta() })], { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }), 400, -32600],
+      ['a request without _meta', () => post(call(1, 'tools/list'), { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }), 400, -32602],
+      ['a _meta version other than the header’s', () => post(call(1, 'tools/list', { _meta: meta('2025-11-25') }), { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }), 400, -32020],
+      ['a _meta version without the header', () => post(call(1, 'tools/list', { _meta: meta() }), { 'mcp-method': 'tools/list' }), 400, -32020],
+      ['a version it does not speak, in both', () => post(call(1, 'tools/list', { _meta: meta('2030-01-01') }), { 'mcp-protocol-version': '2030-01-01', 'mcp-method': 'tools/list' }), 400, -32022],
+      ['no Mcp-Method', () => post(call(1, 'tools/list', { _meta: meta() }), { 'mcp-protocol-version': MODERN }), 400, -32020],
+      ['an Mcp-Method other than the body’s', () => modern(1, 'tools/list', {}, { 'mcp-method': 'tools/call' }), 400, -32020],
+      ['a tools/call without Mcp-Name', () => modern(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-modern-refused' } }), 400, -32020],
+      ['an Mcp-Name other than the body’s', () => modern(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-modern-refused' } }, { 'mcp-name': 'list_sessions' }), 400, -32020],
+      ['the handshake, which the revision has not', () => modern(1, 'initialize', { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 't', version: '1' } }), 404, -32601],
+      ['ping, which the revision has not', () => modern(1, 'ping'), 404, -32601],
+      ['a method it does not know', () => modern(1, 'resources/list'), 404, -32601],
+    ])('refuses %s as a modern server does', async (_label, send, status, code) => {
+      const response = await send();
+      expect(response.status).toBe(status);
+      expect((await response.json<any>()).error).toMatchObject({ code });
+    });
+
+    it('runs nothing for a refused call: no session is made', async () => {
+      await modern(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-modern-refused' } }, { 'mcp-name': 'get_messages' });
+      expect((await fetchWorker('/sessions/mcp-modern-refused/messages')).status).toBe(404);
+    });
   });
 
   it('answers a session id the turns API could not name as an input error of each tool that takes one, and makes no session', async () => {

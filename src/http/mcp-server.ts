@@ -3,8 +3,9 @@
  * `Content-Type`, `MCP-Protocol-Version`, and the body's size and depth as every door's), JSON-RPC's
  * envelope, and the methods an assistant uses with a server that offers tools: `initialize`, `ping`,
  * `tools/list` and `tools/call`, and in the 2026-07-28 revision (`mcp-modern.ts`) `server/discover`,
- * `tools/list` and `tools/call` without a handshake. A call that asks for progress (`_meta.progressToken`) is answered
- * as an SSE stream, its notifications first; everything else as JSON. Written on the project's
+ * `tools/list` and `tools/call` without a handshake. A call that asks for progress
+ * (`_meta.progressToken`) is answered as an SSE stream, its notifications first; everything else as
+ * JSON. Written on the project's
  * schemas rather than the official SDK, which alone was about 40 % of the Worker's bundle
  * (bench/PROFILE.md); the tests drive it with the SDK's own client.
  */
@@ -122,9 +123,9 @@ async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Pr
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })) };
+      return listTools(server);
     case 'modern tools/list':
-      return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })), ...LIST_CACHING };
+      return { ...listTools(server), ...LIST_CACHING };
     case 'tools/call':
     case 'modern tools/call':
       return callTool(request, server, progress);
@@ -145,6 +146,10 @@ async function callTool(request: RpcRequest, server: McpServerInfo, progress: Pr
   // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error.
   if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${z.prettifyError(args.error)}` }], isError: true };
   return tool.run(args.data, progress);
+}
+
+function listTools(server: McpServerInfo): { tools: Record<string, unknown>[] } {
+  return { tools: server.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) })) };
 }
 
 function inputSchemaOf(tool: McpTool): Record<string, unknown> {

@@ -24,12 +24,13 @@ export const listToolsResultSchema = z.object({
   tools: z.array(
     z.object({
       name: z.string().min(1),
-      title: z.string().optional(),
-      description: z.string().optional(),
+      title: z.string().nullish(),
+      description: z.string().nullish(),
       inputSchema: z.looseObject({ type: z.literal('object') }),
     }),
   ),
-  nextCursor: z.string().optional(),
+  // `null` is not MCP's, but servers send it for "no more", as for a title or description they lack.
+  nextCursor: z.string().nullish(),
 });
 
 /** `tools/call`'s answer: its content (each block read by `mcp-result.ts`), structured content, and whether it failed. */

@@ -206,8 +206,8 @@ describe('the MCP toolbox', () => {
     });
   });
 
-  it('reads a list no further than a cursor it gave before, or its hundredth page', async () => {
-    const paging = (next: (page: number) => string) => {
+  it('reads a list no further than a cursor it gave before, or its hundredth page; a null cursor ends it', async () => {
+    const paging = (next: (page: number) => string | null, tool: (page: number) => Record<string, unknown> = (page) => ({ name: `t${page}`, inputSchema: { type: 'object' } })) => {
       let pages = 0;
       const fetcher = async (_input: RequestInfo | URL, init?: RequestInit) => {
         const { id, method } = JSON.parse(String(init?.body));
@@ -215,13 +215,18 @@ describe('the MCP toolbox', () => {
         if (method === 'server/discover') return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
         if (method === 'initialize') return Response.json({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'pager', version: '1' } } });
         const page = pages++;
-        return Response.json({ jsonrpc: '2.0', id, result: { tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], nextCursor: next(page) } });
+        return Response.json({ jsonrpc: '2.0', id, result: { tools: [tool(page)], nextCursor: next(page) } });
       };
       return { box: new McpToolbox(settings({ servers: [{ ...server, name: 'pager', url: 'https://mcp.example/mcp' }] }), fetcher), pages: () => pages };
     };
     const again = paging((page) => (page === 0 ? 'a' : page === 1 ? 'b' : 'a'));
     expect((await again.box.forTurn()).tools.map((tool) => tool.name)).toEqual(['pager__t0', 'pager__t1', 'pager__t2']);
     expect(again.pages()).toBe(3);
+    // Nulls where MCP has the field left out, as some servers send them: the list ends there, the tool is described by its name.
+    const nulls = paging((page) => (page === 0 ? 'b' : null), (page) => ({ name: `t${page}`, title: null, description: null, inputSchema: { type: 'object' } }));
+    const listed = (await nulls.box.forTurn()).tools;
+    expect(listed.map((tool) => tool.name)).toEqual(['pager__t0', 'pager__t1']);
+    expect(listed[0]!.description).toBe('t0, from the MCP server "pager".');
     const endless = paging((page) => `page-${page + 1}`);
     expect((await endless.box.forTurn()).tools).toHaveLength(100);
     expect(endless.pages()).toBe(100);

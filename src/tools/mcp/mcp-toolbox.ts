@@ -87,7 +87,7 @@ export class McpToolbox {
           else tools.push({ name: tool.name, description: tool.description ?? tool.title ?? '', inputSchema: tool.inputSchema, paramHeaders: headers.headers });
         }
         if (cursor !== undefined) cursors.add(cursor);
-        cursor = page.nextCursor;
+        cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined && cursor !== '' && !cursors.has(cursor) && pages < MAX_PAGES && tools.length < MAX_TOOLS);
       listing = { at: this.now(), ok: true, tools };
     } catch (error) {

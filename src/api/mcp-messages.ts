@@ -35,9 +35,9 @@ export const listToolsResultSchema = z.object({
 
 /** `tools/call`'s answer: its content (each block read by `mcp-result.ts`), structured content, and whether it failed. */
 export const callToolResultSchema = z.object({
-  content: z.array(z.unknown()).optional(),
+  content: z.array(z.unknown()).nullish(),
   structuredContent: z.unknown().optional(),
-  isError: z.boolean().optional(),
+  isError: z.boolean().nullish(),
 });
 
 /** `tools/call`'s parameters, as an assistant sends them; `_meta.progressToken` asks for progress notifications. */

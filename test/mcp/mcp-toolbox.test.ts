@@ -165,6 +165,16 @@ describe('the MCP toolbox', () => {
       expect((await box.forTurn()).tools.map((tool) => tool.name)).toEqual(['fake__ok']);
     });
 
+    it('a result with nulls where MCP leaves fields out is read as if they were left out', async () => {
+      const box = new McpToolbox(fakeAt('https://modern-nulls.example/mcp'), modernFake((method) => {
+        if (method === 'server/discover') return discovered;
+        if (method === 'tools/list') return { tools: [{ name: 'a', inputSchema: { type: 'object' } }] };
+        return { content: [{ type: 'text', text: 'fine' }], isError: null, structuredContent: null };
+      }));
+      const turn = await box.forTurn();
+      expect(await find(turn.tools, 'fake__a').execute({}, context())).toBe('fine');
+    });
+
     it('a result that asks for input this agent cannot give is a tool error', async () => {
       const box = new McpToolbox(fakeAt('https://modern-asks.example/mcp'), modernFake((method) => {
         if (method === 'server/discover') return discovered;

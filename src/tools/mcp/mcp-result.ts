@@ -8,14 +8,14 @@ import { ToolError } from '../types';
 
 /** The parts of `CallToolResult` we read; anything else the server sends is ignored. */
 export type McpCallResult = {
-  content?: unknown[];
+  content?: unknown[] | null;
   structuredContent?: unknown;
-  isError?: boolean;
+  isError?: boolean | null;
 };
 
 export function toolResultFromMcp(result: McpCallResult): ToolResultContent {
   const blocks = (result.content ?? []).map(block);
-  if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  if (blocks.length === 0 && result.structuredContent != null) blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   if (result.isError) throw new ToolError(plainText(blocks) || 'The MCP tool reported an error.');
   return blocks.every((part) => part.type === 'text') ? plainText(blocks) : blocks;
 }

@@ -77,50 +77,52 @@ describe('the MCP toolbox', () => {
 
   describe('a server that no longer knows its session (restarted, or ending idle ones)', () => {
     const forgetful = (query: string) => settings({ servers: [{ ...server, url: `${env.MCP_TEST_URL}/mcp-forgets?${query}` }] });
-    const counted = async () => (await mcpLog()).forgetful;
+    /** What `run` made the server do: answers to requests in a session it had forgotten, and handshakes. */
+    const counting = async (run: () => Promise<void>) => {
+      const before = (await mcpLog()).forgetful;
+      await run();
+      const after = (await mcpLog()).forgetful;
+      return { refused: after.refused - before.refused, initializes: after.initializes - before.initializes };
+    };
 
     for (const [answer, words] of [
       ['404', 'MCP’s 404'],
       ['400', 'the Python SDK’s 400 that names the session'],
     ] as const) {
       it(`begins a new session and sends the call again, on ${words}`, async () => {
-        const before = await counted();
-        const turn = await new McpToolbox(forgetful(`after=list&answer=${answer}`)).forTurn();
-        expect(await find(turn.tools, 'kit__echo').execute({ text: 'again' }, context())).toBe('echo: again');
-        await turn.close();
-        const after = await counted();
-        expect(after.refused - before.refused).toBe(1);
-        expect(after.initializes - before.initializes).toBe(2);
+        const made = await counting(async () => {
+          const turn = await new McpToolbox(forgetful(`after=list&answer=${answer}`)).forTurn();
+          expect(await find(turn.tools, 'kit__echo').execute({ text: 'again' }, context())).toBe('echo: again');
+          await turn.close();
+        });
+        expect(made).toEqual({ refused: 1, initializes: 2 });
       });
     }
 
     it('calls that meet the refusal together begin one new session between them', async () => {
-      const before = await counted();
-      const turn = await new McpToolbox(forgetful('after=list&answer=404')).forTurn();
-      const echo = find(turn.tools, 'kit__echo');
-      expect(await Promise.all([echo.execute({ text: 'one' }, context()), echo.execute({ text: 'two' }, context())])).toEqual(['echo: one', 'echo: two']);
-      await turn.close();
-      const after = await counted();
-      expect(after.refused - before.refused).toBe(2);
-      expect(after.initializes - before.initializes).toBe(2);
+      const made = await counting(async () => {
+        const turn = await new McpToolbox(forgetful('after=list&answer=404')).forTurn();
+        const echo = find(turn.tools, 'kit__echo');
+        expect(await Promise.all([echo.execute({ text: 'one' }, context()), echo.execute({ text: 'two' }, context())])).toEqual(['echo: one', 'echo: two']);
+        await turn.close();
+      });
+      expect(made).toEqual({ refused: 2, initializes: 2 });
     });
 
     it('tries a new session once: a server that forgets that one too offers nothing, and is not asked again and again', async () => {
-      const before = await counted();
-      expect((await new McpToolbox(forgetful('after=handshake&answer=404')).forTurn()).tools).toEqual([]);
-      const after = await counted();
-      expect(after.refused - before.refused).toBe(2);
-      expect(after.initializes - before.initializes).toBe(2);
+      const made = await counting(async () => {
+        expect((await new McpToolbox(forgetful('after=handshake&answer=404')).forTurn()).tools).toEqual([]);
+      });
+      expect(made).toEqual({ refused: 2, initializes: 2 });
     });
 
     it('a 400 that names something else is the request’s own refusal: no new session', async () => {
-      const before = await counted();
-      const turn = await new McpToolbox(forgetful('after=list&answer=400-other')).forTurn();
-      await expect(find(turn.tools, 'kit__echo').execute({ text: 'x' }, context())).rejects.toThrow(/HTTP 400/);
-      await turn.close();
-      const after = await counted();
-      expect(after.refused - before.refused).toBe(1);
-      expect(after.initializes - before.initializes).toBe(1);
+      const made = await counting(async () => {
+        const turn = await new McpToolbox(forgetful('after=list&answer=400-other')).forTurn();
+        await expect(find(turn.tools, 'kit__echo').execute({ text: 'x' }, context())).rejects.toThrow(/HTTP 400/);
+        await turn.close();
+      });
+      expect(made).toEqual({ refused: 1, initializes: 1 });
     });
   });
 

@@ -6,6 +6,7 @@
  */
 import { describeIssue } from '../lib/explain-issue';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
+import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
 import { clientToolSchema, ifBusySchema, modelNameSchema, userInputContentSchema } from './turn-request';
@@ -99,7 +100,7 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
 
 /** A frame's unknown `type` as an error tells it: a string by its first 64 characters, anything else by its kind. */
 function toldType(type: unknown): string {
-  if (typeof type === 'string') return type.length > 64 ? `${JSON.stringify(type.slice(0, 64))}…` : JSON.stringify(type);
+  if (typeof type === 'string') return quoted(type);
   if (type === undefined || type === null) return 'null';
   return `(${Array.isArray(type) ? 'an array' : typeof type === 'object' ? 'an object' : `a ${typeof type}`})`;
 }

@@ -10,6 +10,7 @@ import { RPC_ERRORS, rpcMessageSchema, type RpcId } from '../api/json-rpc';
 import { MCP_META, MODERN_MCP_PROTOCOL_VERSION, MODERN_RPC_ERRORS, readHeaderValue } from '../api/mcp-headers';
 import { MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
 import { isRecord } from '../lib/is-record';
+import { quoted } from '../lib/quoted';
 
 /** Every revision the door speaks, newest first. */
 export const DOOR_PROTOCOL_VERSIONS = [MODERN_MCP_PROTOCOL_VERSION, ...MCP_PROTOCOL_VERSIONS];
@@ -28,7 +29,7 @@ export function claimsModern(json: unknown): boolean {
 /** The answer to a version the door does not speak, listing those it does. */
 export function unsupportedVersion(id: RpcId | null, requested: unknown): ModernRefusal {
   const data = { supported: DOOR_PROTOCOL_VERSIONS, requested };
-  return { status: 400, id, code: MODERN_RPC_ERRORS.unsupportedVersion, message: `Unsupported protocol version: ${String(requested)}.`, data };
+  return { status: 400, id, code: MODERN_RPC_ERRORS.unsupportedVersion, message: `Unsupported protocol version: ${quoted(String(requested))}.`, data };
 }
 
 /** Why a modern request is refused before it runs, if it is; a body that is no JSON-RPC message is left to the common checks. */
@@ -46,16 +47,16 @@ export function modernRefusal(headers: Headers, json: unknown): ModernRefusal | 
   }
   const mismatch = (what: string) => ({ status: 400, id, code: MODERN_RPC_ERRORS.headerMismatch, message: `Header mismatch: ${what}.` });
   const header = headers.get('mcp-protocol-version');
-  if (version !== header) return mismatch(`params._meta names protocol version ${String(version)}, the MCP-Protocol-Version header ${header ?? 'none'}`);
+  if (version !== header) return mismatch(`params._meta names protocol version ${quoted(String(version))}, the MCP-Protocol-Version header ${header === null ? 'none' : quoted(header)}`);
   if (version !== MODERN_MCP_PROTOCOL_VERSION) return unsupportedVersion(id, version);
   const methodHeader = headers.get('mcp-method');
-  if (methodHeader !== method) return mismatch(`the body names method ${method}, the Mcp-Method header ${methodHeader ?? 'none'}`);
+  if (methodHeader !== method) return mismatch(`the body names method ${quoted(method)}, the Mcp-Method header ${methodHeader === null ? 'none' : quoted(methodHeader)}`);
   if (method === 'tools/call') {
     const nameHeader = headers.get('mcp-name');
     const name = nameHeader === null ? undefined : readHeaderValue(nameHeader);
-    if (name !== params?.name) return mismatch(`the body calls ${JSON.stringify(params?.name)}, the Mcp-Name header names ${nameHeader === null ? 'none' : JSON.stringify(name ?? nameHeader)}`);
+    if (name !== params?.name) return mismatch(`the body calls ${typeof params?.name === 'string' ? quoted(params.name) : 'no tool'}, the Mcp-Name header names ${nameHeader === null ? 'none' : quoted(name ?? nameHeader)}`);
   }
-  if (!MODERN_METHODS.has(method)) return { status: 404, id, code: RPC_ERRORS.methodNotFound, message: `Method not found: ${method}.` };
+  if (!MODERN_METHODS.has(method)) return { status: 404, id, code: RPC_ERRORS.methodNotFound, message: `Method not found: ${quoted(method)}.` };
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import { MODERN_MCP_PROTOCOL_VERSION } from '../api/mcp-headers';
 import { callToolParamsSchema, LATEST_MCP_PROTOCOL_VERSION, MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
 import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
+import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { claimsModern, discoverResult, LIST_CACHING, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
@@ -130,7 +131,7 @@ async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Pr
     case 'modern tools/call':
       return callTool(request, server, progress);
     default:
-      throw new RpcError(RPC_ERRORS.methodNotFound, `Method not found: ${request.method}.`);
+      throw new RpcError(RPC_ERRORS.methodNotFound, `Method not found: ${quoted(request.method)}.`);
   }
 }
 
@@ -141,7 +142,7 @@ async function callTool(request: RpcRequest, server: McpServerInfo, progress: Pr
     throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: ${issue.path || 'params'}: ${issue.clause} (tools/call takes a tool name, its arguments, and _meta.progressToken, a string or an integer).`);
   }
   const tool = server.tools.find((candidate) => candidate.name === params.data.name);
-  if (!tool) throw new RpcError(RPC_ERRORS.invalidParams, `Tool ${params.data.name} not found.`);
+  if (!tool) throw new RpcError(RPC_ERRORS.invalidParams, `Tool ${quoted(params.data.name)} not found.`);
   const args = z.object(tool.input).safeParse(params.data.arguments ?? {});
   // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error.
   if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${z.prettifyError(args.error)}` }], isError: true };

@@ -41,6 +41,8 @@ describe('the A2A door’s envelope', () => {
     expect(await answer({ jsonrpc: '2.0', id: 'r1', method: 'tasks/pushNotificationConfig/set' })).toMatchObject({ id: 'r1', error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', method: 'Nope' })).toMatchObject({ id: null, error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', id: 2.5, method: 'Nope' })).toMatchObject({ id: 2.5, error: { code: -32601 } });
+    // A method of megabytes is named by its first 64 characters, not sent back.
+    expect(await answer({ jsonrpc: '2.0', id: 3, method: 'y'.repeat(1_000_000) })).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32601, message: `This agent does not serve "${'y'.repeat(64)}"….` } });
   });
 
   it('bounds the body as every door does: 413 past 10 MiB, Parse error past 64 levels of nesting, 415 for a Content-Encoding it does not take; no session is made', async () => {

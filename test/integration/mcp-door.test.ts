@@ -36,13 +36,24 @@ describe('the MCP door’s transport', () => {
 
   it('refuses a call of an unknown method or tool as JSON-RPC errors, and bad arguments as a result the model can read', async () => {
     expect(await (await post(call(1, 'resources/list'))).json()).toMatchObject({ id: 1, error: { code: -32601 } });
-    expect(await (await post(call(2, 'tools/call', { name: 'nope', arguments: {} }))).json()).toMatchObject({ id: 2, error: { code: -32602, message: 'Tool nope not found.' } });
+    expect(await (await post(call(2, 'tools/call', { name: 'nope', arguments: {} }))).json()).toMatchObject({ id: 2, error: { code: -32602, message: 'Tool "nope" not found.' } });
     expect(await (await post(call(3, 'tools/call', { arguments: {} }))).json()).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringMatching(/^Invalid params: name: /) } });
     // The message names what is wrong: here the progress token, not the tool's name, which is there.
     const token = await (await post(call(5, 'tools/call', { name: 'chat', arguments: { message: 'hi' }, _meta: { progressToken: 7.5 } }))).json();
     expect(token).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringMatching(/^Invalid params: _meta\.progressToken: /) } });
     const bad = await (await post(call(4, 'tools/call', { name: 'chat', arguments: { message: '' } }))).json<any>();
     expect(bad).toMatchObject({ id: 4, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Input validation error: .*message/s) }] } });
+  });
+
+  it('names a method or tool it does not know by its first 64 characters: a name of megabytes is not sent back', async () => {
+    const long = 'x'.repeat(1_000_000);
+    const method = await (await post(call(1, long))).json<any>();
+    expect(method.error).toEqual({ code: -32601, message: `Method not found: "${'x'.repeat(64)}"….` });
+    const tool = await (await post(call(2, 'tools/call', { name: long, arguments: {} }))).json<any>();
+    expect(tool.error).toEqual({ code: -32602, message: `Tool "${'x'.repeat(64)}"… not found.` });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = await post(call(3, 'tools/call', { name: long, arguments: {}, _meta: meta }), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'chat' });
+    expect((await modern.text()).length).toBeLessThan(400);
   });
 
   it.each([

@@ -17,6 +17,7 @@ import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
+import { quoted } from '../../lib/quoted';
 import * as z from '../../lib/zod';
 import { createA2aEncoder, type A2aStreamItem, type A2aTask } from '../../protocol/a2a-encoder';
 import { eventLines } from '../../session/event-lines';
@@ -83,7 +84,7 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'SubscribeToTask':
         return stream(id, (emit) => follow(env, owner, taskRef(params), emit));
       default:
-        return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${method}.`));
+        return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${quoted(method)}.`));
     }
   } catch (error) {
     if (error instanceof RpcError) return Response.json(rpcError(id, error.code, error.message));

@@ -7,6 +7,11 @@
  * gives a refusal's first issue so explained to every door's sentence (a body, a query, a socket
  * frame, an MCP call, the deployment's settings).
  */
+import { quoted } from './quoted';
+
+/** A key the input named is told by its first characters, and a list of unknown keys by its first few. */
+const MAX_KEY = 64;
+const MAX_KEYS_NAMED = 8;
 
 /** An issue as zod reports it, with what a union's issue keeps of its branches. */
 export type SchemaIssue = {
@@ -15,13 +20,14 @@ export type SchemaIssue = {
   message: string;
   expected?: unknown;
   values?: readonly unknown[];
+  keys?: readonly string[];
   errors?: readonly (readonly SchemaIssue[])[];
 };
 
 export function explainIssue(issue: SchemaIssue, base: readonly PropertyKey[] = []): { path: PropertyKey[]; message: string } {
-  const path = [...base, ...issue.path];
+  const path = [...base, ...issue.path.map(boundedKey)];
   const branches = issue.code === 'invalid_union' ? (issue.errors ?? []) : [];
-  if (branches.length === 0) return { path, message: issue.message };
+  if (branches.length === 0) return { path, message: leafMessage(issue) };
   const fitting = branches.filter(fits);
   if (fitting.length > 0) {
     // Of several that fit, the nearest: the one with the fewest issues.
@@ -35,6 +41,19 @@ export function explainIssue(issue: SchemaIssue, base: readonly PropertyKey[] = 
   if (key !== undefined && values) return { path: [...path, key], message: `Invalid input: expected one of ${[...values].map((value) => JSON.stringify(value)).join(', ')}` };
   if (types.size > 0) return { path, message: `Invalid input: expected ${[...types].join(' or ')}` };
   return { path, message: issue.message };
+}
+
+/** A key the input named, as a reply names it (a key of megabytes is not sent back). */
+function boundedKey(key: PropertyKey): PropertyKey {
+  return typeof key === 'string' && key.length > MAX_KEY ? `${key.slice(0, MAX_KEY)}…` : key;
+}
+
+/** An issue's own message, but keys it names by their first characters, and at most a few of them. */
+function leafMessage(issue: SchemaIssue): string {
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
+  if (!keys || keys.length === 0) return issue.message;
+  const named = keys.slice(0, MAX_KEYS_NAMED).map((key) => quoted(key, MAX_KEY));
+  return `Unrecognized key${keys.length > 1 ? 's' : ''}: ${named.join(', ')}${keys.length > MAX_KEYS_NAMED ? ` and ${keys.length - MAX_KEYS_NAMED} more` : ''}`;
 }
 
 /** A schema's message inside a sentence of ours, which ends with its own period: the message's own is dropped. */

@@ -108,6 +108,20 @@ describe('no session is ever locked', () => {
     expect(error.message).toContain('64 levels');
     expect({ session: (await session(id)).body, history: await history(id) }).toEqual(before);
   });
+
+  it('names a field of megabytes it does not take by its first 64 characters: the 400 does not send it back', async () => {
+    const id = newSessionId('huge-key');
+    const response = await fetchWorker(`/sessions/${id}/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ['k'.repeat(1_000_000)]: 1, messages: [user('hi')] }),
+    });
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(1000);
+    expect(JSON.parse(text).error.message).toBe(`The request body is not valid: Unrecognized key: "${'k'.repeat(64)}"….`);
+    expect((await session(id)).status).toBe(404);
+  });
 });
 
 describe('permission rules bind sub-agents', () => {

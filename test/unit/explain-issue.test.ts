@@ -25,6 +25,13 @@ describe('a refused union, explained', () => {
     expect(refusal(content)).toBe(`The request body is not valid: ${message}`);
   });
 
+  it('names unknown keys by their first 64 characters, and at most eight of them', () => {
+    const parsed = turnRequestSchema.safeParse({ messages: [{ role: 'user', content: 'hi' }], ...Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`${n}`.repeat(100), 1])) });
+    if (parsed.success) throw new Error('the schema took it');
+    const named = Array.from({ length: 8 }, (_, n) => `"${`${n}`.repeat(64)}"…`).join(', ');
+    expect(invalidRequest('The request body', parsed.error.issues).message).toBe(`The request body is not valid: Unrecognized keys: ${named} and 2 more.`);
+  });
+
   it('leaves an issue that is no union as it was', () => {
     expect(refusal([{ type: 'image', url: 'ftp://example.com/a.png' }])).toBe('The request body is not valid: messages.0.content.0.url: Invalid URL.');
   });

@@ -4,6 +4,7 @@
  * never by hand; the next run is its answer.
  */
 import { Cron } from 'croner';
+import { cut } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { systemMessageSchema, userMessageSchema } from './content';
 import { LIMITS } from './limits';
@@ -29,7 +30,8 @@ export const scheduleRequestSchema = z
   .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })
   .refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] })
   .superRefine((request, context) => {
-    if (request.cron === undefined) return;
+    // (A time zone that is not one is told already; croner's error would repeat it, whole.)
+    if (request.cron === undefined || (request.timezone !== undefined && !isTimeZone(request.timezone))) return;
     const problem = cronProblem(request.cron, request.timezone);
     if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
   });
@@ -43,7 +45,7 @@ function cronProblem(expression: string, timezone: string | undefined): string |
   try {
     if (cronOf(expression, timezone).nextRun() === null) return 'this cron never runs';
   } catch (error) {
-    return `not a cron: ${error instanceof Error ? error.message : String(error)}`;
+    return `not a cron: ${cut(error instanceof Error ? error.message : String(error), 200)}`;
   }
   return undefined;
 }

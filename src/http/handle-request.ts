@@ -2,6 +2,7 @@
 import { readConfig } from '../config';
 import type { Env } from '../env';
 import { log } from '../lib/log';
+import { cut } from '../lib/quoted';
 import { corsFor, finishCors, type CorsOrigins } from './cors';
 import { router } from './router';
 import { isSessionStream } from './session-stream';
@@ -73,7 +74,8 @@ function corsOrigins(env: Env): CorsOrigins {
 }
 
 function logRequest(request: Request, response: Response, latencyMs: number): void {
-  const path = new URL(request.url).pathname;
+  // A path of megabytes is written down by its start: a client chooses it, the logs pay for it.
+  const path = cut(new URL(request.url).pathname, 512);
   const record: Parameters<typeof log>[0] = { kind: 'request', method: request.method, path, status: response.status, latencyMs };
   // Set by the auth middleware on the request it was given.
   const user = (request as Request & { userId?: string }).userId;

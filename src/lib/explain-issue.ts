@@ -7,7 +7,7 @@
  * gives a refusal's first issue so explained to every door's sentence (a body, a query, a socket
  * frame, an MCP call, the deployment's settings).
  */
-import { quoted } from './quoted';
+import { cut, quoted } from './quoted';
 
 /** A key the input named is told by its first characters, and a list of unknown keys by its first few. */
 const MAX_KEY = 64;
@@ -45,7 +45,7 @@ export function explainIssue(issue: SchemaIssue, base: readonly PropertyKey[] = 
 
 /** A key the input named, as a reply names it (a key of megabytes is not sent back). */
 function boundedKey(key: PropertyKey): PropertyKey {
-  return typeof key === 'string' && key.length > MAX_KEY ? `${key.slice(0, MAX_KEY)}…` : key;
+  return typeof key === 'string' ? cut(key, MAX_KEY) : key;
 }
 
 /** An issue's own message, but keys it names by their first characters, and at most a few of them. */

@@ -9,6 +9,7 @@ import type { TurnRequest } from '../api/turn-request';
 import type { PendingToolCall, ToolAnswer } from '../agent/events';
 import type { ResolvedAnswer } from '../agent/run-turn';
 import { ApiError } from '../lib/errors';
+import { cut, quoted } from '../lib/quoted';
 
 export type ValidatedTurn = { answers: ResolvedAnswer[]; newMessages: (UserMessage | SystemMessage)[] };
 
@@ -34,7 +35,7 @@ export function validateTurn(request: TurnRequest, pending: PendingToolCall[], r
     const expected = message.role === 'tool' ? 'client' : 'permission';
     if (!call || answered.has(message.toolCallId) || call.awaiting !== expected) {
       throw new ApiError(400, 'unknown_tool_call', unknownCallMessage(message.role, message.toolCallId, call, answered.has(message.toolCallId)), {
-        details: { toolCallId: message.toolCallId },
+        details: { toolCallId: cut(message.toolCallId, 256) },
       });
     }
     answered.set(
@@ -63,9 +64,10 @@ export function validateTurn(request: TurnRequest, pending: PendingToolCall[], r
 }
 
 function unknownCallMessage(role: 'tool' | 'tool_permission', id: string, call: PendingToolCall | undefined, twice: boolean): string {
-  if (twice) return `The tool call ${id} is answered twice in this request.`;
-  if (!call) return `No pending tool call has the id ${id}.`;
+  const named = quoted(id, 128);
+  if (twice) return `The tool call ${named} is answered twice in this request.`;
+  if (!call) return `No pending tool call has the id ${named}.`;
   return role === 'tool'
-    ? `The tool call ${id} waits for a permission (tool_permission), not a tool result.`
-    : `The tool call ${id} is a client tool: answer it with a tool message, not tool_permission.`;
+    ? `The tool call ${named} waits for a permission (tool_permission), not a tool result.`
+    : `The tool call ${named} is a client tool: answer it with a tool message, not tool_permission.`;
 }

@@ -110,6 +110,11 @@ describe('schedules', () => {
       const response = await schedule(id, body);
       expect(response.status, why).toBe(400);
     }
+    // A time zone of megabytes is told once, by the size it may have: not also inside croner's error, whole.
+    const huge = await schedule(id, { messages: [user('x')], cron: '0 9 * * *', timezone: 'Z'.repeat(1_000_000) });
+    const hugeText = await huge.text();
+    expect(hugeText.length).toBeLessThan(1000);
+    expect(JSON.parse(hugeText).error.details.issues.map((issue: any) => issue.path)).toEqual(['timezone', 'timezone']);
     // The one a person gets wrong most, told so.
     const local = await schedule(id, { messages: [user('x')], at: '2030-01-01T00:00:00' });
     expect(((await local.json()) as any).error.message).toContain('at: Expected an ISO 8601 time with its offset');

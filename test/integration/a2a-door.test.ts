@@ -68,6 +68,9 @@ describe('the A2A door’s envelope', () => {
     expect(await send({ contextId, parts: [] })).toMatchObject({ id: 1, error: { code: -32602 } });
     expect(await send({ contextId, parts: [{ data: { toolCallId: 'call_1' } }] })).toMatchObject({ id: 1, error: { code: -32602 } });
     expect(await answer({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-colon' } })).toMatchObject({ id: 3, error: { code: -32001 } });
+    // A task id of megabytes is named by its first 64 characters, not sent back.
+    const huge = await answer({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: `turn_1:${'s'.repeat(1_000_000)}` } });
+    expect(JSON.stringify(huge).length).toBeLessThan(1000);
     expect((await session(contextId)).status).toBe(404);
   });
 

@@ -123,6 +123,15 @@ describe('structured logs', () => {
     expect(requests.find((record) => record.status === 400)).toMatchObject({ errorCode: 'invalid_json' });
   });
 
+  it('writes a path of megabytes by its first 512 characters', async () => {
+    const spy = vi.spyOn(console, 'log');
+    const path = `/sessions/${'p'.repeat(1_000_000)}`;
+    expect((await call(path, { method: 'GET' })).status).toBe(400);
+    await settleWorkerCalls();
+    const line = records(spy).find((record) => record.kind === 'request' && typeof record.path === 'string' && record.path.startsWith('/sessions/ppp'));
+    expect(line?.path).toBe(`${path.slice(0, 512)}…`);
+  });
+
   it('writes a streamed turn’s request line once its stream has been sent, never while the client waits for it', async () => {
     const spy = vi.spyOn(console, 'log');
     const sessionId = newSessionId('logs-stream');

@@ -161,6 +161,17 @@ describe('rejected requests change nothing', () => {
     expect(await snapshot(id)).toEqual(before);
   });
 
+  it('400 unknown_tool_call for an id of megabytes names it by its start: the answer does not send it back', async () => {
+    const id = await pendingSession();
+    const before = await snapshot(id);
+    const response = await postTurn(id, { messages: [{ role: 'tool', toolCallId: 'x'.repeat(1_000_000), content: 'x' }] });
+    expect((await response.clone().text()).length).toBeLessThan(1000);
+    const error = await expectError(response, 400, 'unknown_tool_call');
+    expect(error.message).toBe(`No pending tool call has the id "${'x'.repeat(128)}"….`);
+    expect(error.details.toolCallId).toBe(`${'x'.repeat(256)}…`);
+    expect(await snapshot(id)).toEqual(before);
+  });
+
   it('400 unknown_tool_call for an answer when nothing is pending', async () => {
     const id = newSessionId('idle');
     await turn(id, { messages: [user('hi')] });

@@ -143,7 +143,7 @@ async function encodeEvents(body: ReadableStream<Uint8Array>, sessionId: string,
 async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const stub = sessionStub(env, owner, ref.sessionId);
   const view = await stub.getTurn(ref.turnId);
-  if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId}.`);
+  if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   const { status } = view.turn;
   if (status === 'queued' || status === 'running') {
     const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
@@ -156,7 +156,7 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const cancelled = await sessionStub(env, owner, ref.sessionId).cancelTurn(ref.turnId);
   if (!cancelled.ok) {
-    if (cancelled.status === 404) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId}.`);
+    if (cancelled.status === 404) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
     throw new RpcError(TASK_NOT_CANCELABLE, cancelled.body.error.message);
   }
   return getTask(env, owner, ref);
@@ -165,7 +165,7 @@ async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask
 /** A task's stream from its turn's event log: everything so far, then live to its end. */
 async function follow(env: Env, owner: Owner, ref: TaskRef, emit: Emit | undefined): Promise<A2aTask> {
   const followed = await sessionStub(env, owner, ref.sessionId).followTurn(ref.turnId, 0, 'events');
-  if (!followed.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${ref.taskId} (or its events are no longer kept).`);
+  if (!followed.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)} (or its events are no longer kept).`);
   return encodeEvents(followed.body, ref.sessionId, emit);
 }
 
@@ -178,7 +178,7 @@ function taskRef(params: Record<string, unknown>): TaskRef {
 
 function parseTask(taskId: string): { turnId: string; sessionId: string } {
   const match = /^(turn_[0-9a-f]{24}):([A-Za-z0-9._:-]{1,128})$/.exec(taskId);
-  if (!match) throw new RpcError(TASK_NOT_FOUND, `No task ${taskId}: a task id is <turnId>:<sessionId>.`);
+  if (!match) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(taskId)}: a task id is <turnId>:<sessionId>.`);
   return { turnId: match[1]!, sessionId: match[2]! };
 }
 

@@ -6,6 +6,7 @@ import type { Env } from './env';
 import type { CorsOrigins } from './http/cors';
 import { ApiError } from './lib/errors';
 import { describeIssue } from './lib/explain-issue';
+import { quoted } from './lib/quoted';
 import * as z from './lib/zod';
 import { DEMO_MODEL_ID } from './providers/demo/demo-provider';
 import type { UpstreamTimeouts } from './providers/upstream-timer';
@@ -243,7 +244,7 @@ export function pickModel(config: Config, requested: string | undefined): string
   if (config.allowedModels.includes(requested)) return requested;
   // A name without its provider is the usual slip: the answer shows how the allowed ones are written.
   const form = modelIdSchema.safeParse(requested).success ? '' : ' Models are written "provider:model".';
-  throw new ApiError(400, 'model_not_allowed', `The model "${requested}" is not offered here.${form} Allowed: ${config.allowedModels.join(', ')}.`, {
+  throw new ApiError(400, 'model_not_allowed', `The model ${quoted(requested, 256)} is not offered here.${form} Allowed: ${config.allowedModels.join(', ')}.`, {
     details: { allowedModels: config.allowedModels },
   });
 }

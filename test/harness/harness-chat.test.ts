@@ -221,6 +221,10 @@ describe('POST /harness/chat', () => {
     const refused = await post({ sessionId: newSessionId('harness'), userId: 'local', input: 'hi', chatModel: { name: 'gpt-9' } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error.code).toBe('model_not_allowed');
+    // A name of megabytes is named by its start, not sent back.
+    const huge = await post({ sessionId: newSessionId('harness'), userId: 'local', input: 'hi', chatModel: { name: 'm'.repeat(1_000_000) } });
+    expect(huge.status).toBe(400);
+    expect((await huge.text()).length).toBeLessThan(2000);
   });
 
   it('keeps the rules a confirmation brings, and applies them to later calls through both doors', async () => {

@@ -17,4 +17,7 @@ export type McpLog = {
   forgetful: { initializes: number; refused: number };
   /** `/mcp-modern` and `/mcp-dual` (`mcp-modern-server.ts`): each request's path, method, and `Mcp-Param-Region` header. */
   modern: { path: string; method: string; region: string | null }[];
+  /** `/sse` and `/messages`: each request (`GET /sse`, `POST /messages tools/call`), and the streams closed. */
+  sse: string[];
+  sseClosed: number;
 };

@@ -7,7 +7,7 @@
  * the calls that were cancelled, and the sessions ended by `DELETE`; `GET /__sockets` lists the
  * numbers of the connections still open (`connections.ts`). `/mcp-json` is the same server without sessions,
  * answering in JSON, not SSE; `/mcp-modern` and `/mcp-dual` are servers of MCP's 2026-07-28 revision
- * (`mcp-modern-server.ts`). `/mcp-forgets?after=list|handshake&answer=404|400|400-other` forgets
+ * (`mcp-modern-server.ts`); `/sse` a server of the older HTTP+SSE transport (`serveSse`). `/mcp-forgets?after=list|handshake&answer=404|400|400-other` forgets
  * a session after its tool list (or as soon as its handshake ends), as a server restarted or
  * one that ends sessions does, and answers a request in a forgotten session as MCP asks (`404`), as
  * the Python SDK's servers do (`400`, "Bad Request: No valid session ID provided"), or with a `400`
@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { numberConnections } from './connections';
@@ -70,10 +71,35 @@ function refuseSession(response: ServerResponse, answer: string | null): void {
   response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
 }
 
+/**
+ * `/sse`: the 2024-11-05 revision's HTTP+SSE transport, as the SDK's `SSEServerTransport` serves it:
+ * GET opens the stream (its first event names `/messages?sessionId=…`), each message is a POST there,
+ * answered on the stream; a POST to `/sse` itself is `405`, as such servers answer one.
+ */
+async function serveSse(request: IncomingMessage, response: ServerResponse, body: unknown, url: URL, log: McpLog, streams: Map<string, SSEServerTransport>): Promise<void> {
+  const method = (body as { method?: string } | undefined)?.method;
+  log.sse.push(`${request.method} ${url.pathname}${method ? ` ${method}` : ''}`);
+  if (url.pathname === '/sse') {
+    if (request.method !== 'GET') return void response.writeHead(405, { allow: 'GET' }).end('Method Not Allowed');
+    const transport = new SSEServerTransport('/messages', response);
+    streams.set(transport.sessionId, transport);
+    response.on('close', () => {
+      streams.delete(transport.sessionId);
+      log.sseClosed++;
+    });
+    await buildServer(log).connect(transport);
+    return;
+  }
+  const transport = streams.get(url.searchParams.get('sessionId') ?? '');
+  if (!transport) return void response.writeHead(404).end('Session not found');
+  await transport.handlePostMessage(request, response, body);
+}
+
 export async function startMcpServer(): Promise<{ server: Server; url: string }> {
-  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0, forgetful: { initializes: 0, refused: 0 }, modern: [] };
+  const log: McpLog = { lists: 0, calls: [], callSockets: [], cancelled: [], unauthorized: 0, ended: 0, forgetful: { initializes: 0, refused: 0 }, modern: [], sse: [], sseClosed: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const forgotten = new Set<string>();
+  const streams = new Map<string, SSEServerTransport>();
   const server = createServer(async (request, response) => {
     try {
       if (request.url === '/__log') {
@@ -83,7 +109,8 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
       if (connections.served(request, response)) return;
       const url = new URL(request.url ?? '/', 'http://localhost');
       const modern = MODERN_PATHS.includes(url.pathname);
-      if (request.url !== '/mcp' && request.url !== '/mcp-json' && url.pathname !== '/mcp-forgets' && !modern) return void response.writeHead(404).end();
+      const sse = url.pathname === '/sse' || url.pathname === '/messages';
+      if (request.url !== '/mcp' && request.url !== '/mcp-json' && url.pathname !== '/mcp-forgets' && !modern && !sse) return void response.writeHead(404).end();
       if (request.headers['x-test-token'] !== MCP_TEST_TOKEN) {
         log.unauthorized++;
         return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -95,6 +122,7 @@ export async function startMcpServer(): Promise<{ server: Server; url: string }>
       }
       if (request.method === 'DELETE' && request.headers['mcp-session-id']) log.ended++;
       if (modern) return await serveModern(request, response, body, log);
+      if (sse) return await serveSse(request, response, body, url, log, streams);
       // `/mcp-json`: a stateless server that answers every request as JSON rather than SSE.
       if (request.url === '/mcp-json') {
         const stateless = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -218,6 +218,71 @@ describe('the MCP toolbox', () => {
     });
   });
 
+  it('speaks to a server of the older HTTP+SSE transport, found when its URL takes no POST, and closes its stream with the turn', async () => {
+    const at = settings({ servers: [{ ...server, name: 'old', url: `${env.MCP_TEST_URL}/sse` }] });
+    const before = await mcpLog();
+    const turn = await new McpToolbox(at).forTurn();
+    expect(turn.tools.map((tool) => tool.name).sort()).toEqual(['old__chart', 'old__crash', 'old__echo', 'old__fail', 'old__slow']);
+    expect(await find(turn.tools, 'old__echo').execute({ text: 'over SSE' }, context())).toBe('echo: over SSE');
+    await expect(find(turn.tools, 'old__fail').execute({}, context())).rejects.toThrow(ToolError);
+    await turn.close();
+    await expect.poll(async () => (await mcpLog()).sseClosed - before.sseClosed).toBe(1);
+    const seen = (await mcpLog()).sse.slice(before.sse.length);
+    expect(seen).toEqual([
+      'POST /sse server/discover',
+      'POST /sse initialize',
+      'GET /sse',
+      'POST /messages initialize',
+      'POST /messages notifications/initialized',
+      'POST /messages tools/list',
+      'POST /messages tools/call',
+      'POST /messages tools/call',
+    ]);
+
+    // Its transport is kept: the next turn opens the stream at once, and a cancelled call is told to the server.
+    const again = (await mcpLog()).sse.length;
+    const next = await new McpToolbox(at).forTurn();
+    const controller = new AbortController();
+    const call = find(next.tools, 'old__slow').execute({ ms: 5000, tag: 'sse-cancel' }, context(controller.signal));
+    await expect.poll(async () => (await mcpLog()).calls.some((entry) => entry.args.tag === 'sse-cancel')).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toThrow(/cancelled/);
+    await next.close();
+    expect((await mcpLog()).sse.slice(again)).toEqual(['GET /sse', 'POST /messages initialize', 'POST /messages notifications/initialized', 'POST /messages tools/list', 'POST /messages tools/call', 'POST /messages notifications/cancelled']);
+    expect((await mcpLog()).cancelled).toContain('sse-cancel');
+  });
+
+  it('opens the event stream again when it ended before a call (a proxy that closes idle streams)', async () => {
+    const streams: WritableStreamDefaultWriter<string>[] = [];
+    const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input));
+      if (init?.method === 'GET') {
+        const { readable, writable } = new TransformStream<string, string>();
+        const writer = writable.getWriter();
+        streams.push(writer);
+        void writer.write(`event: endpoint\ndata: /messages?stream=${streams.length}\n\n`);
+        return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'text/event-stream' } });
+      }
+      if (url.pathname !== '/messages') return new Response('Method Not Allowed', { status: 405 });
+      const stream = Number(url.searchParams.get('stream'));
+      const { id, method } = JSON.parse(String(init?.body));
+      const result =
+        method === 'initialize'
+          ? { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'old', version: '1' } }
+          : method === 'tools/list'
+            ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }
+            : { content: [{ type: 'text', text: `on stream ${stream}` }] };
+      if (id !== undefined) void streams[stream - 1]!.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+      return new Response('Accepted', { status: 202 });
+    };
+    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'old', url: 'https://sse-ends.example/sse' }] }), fetcher);
+    const turn = await box.forTurn();
+    await streams[0]!.close();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await find(turn.tools, 'old__echo').execute({}, context())).toBe('on stream 2');
+    await turn.close();
+  });
+
   it('reads a list no further than a cursor it gave before, or its hundredth page; a null cursor ends it', async () => {
     const paging = (next: (page: number) => string | null, tool: (page: number) => Record<string, unknown> = (page) => ({ name: `t${page}`, inputSchema: { type: 'object' } })) => {
       let pages = 0;

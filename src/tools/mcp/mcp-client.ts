@@ -7,12 +7,14 @@
  *   (begun again when the server no longer knows it), a cancel told with `notifications/cancelled`,
  *   and the session ended with `DELETE`.
  * A server's era is found by asking it `server/discover` once, as MCP asks of a client that speaks
- * both, and kept for the isolate's life. `tools/list` and `tools/call` are answered as JSON or SSE.
+ * both, and kept for the isolate's life; a server whose URL takes no POST at all is spoken to over the
+ * 2024-11-05 revision's HTTP+SSE transport (`mcp-sse-channel.ts`). `tools/list` and `tools/call` are
+ * answered as JSON or SSE.
  * Written on fetch and the project's schemas rather than the official SDK, which alone was about
  * 40 % of the Worker's bundle (bench/PROFILE.md); the tests hold it to the SDK's own servers.
  */
 import type { RpcResponse } from '../../api/json-rpc';
-import { headerValue, MCP_META, MODERN_MCP_PROTOCOL_VERSION, MODERN_RPC_ERRORS } from '../../api/mcp-headers';
+import { headerValue, MCP_META, MODERN_MCP_PROTOCOL_VERSION } from '../../api/mcp-headers';
 import {
   callToolResultSchema,
   discoverResultSchema,
@@ -26,7 +28,9 @@ import {
 import { BoundedMap } from '../../lib/bounded-map';
 import { releaseResponse } from '../../lib/release-body';
 import type * as z from '../../lib/zod';
-import { GaveUp, readRefusal, responseIn, within, type Refusal } from './mcp-wire';
+import { eraGone, Reconnect, Refused, sessionGone, versionsNamed } from './mcp-refusals';
+import { SseChannel } from './mcp-sse-channel';
+import { GaveUp, readRefusal, responseIn, within } from './mcp-wire';
 
 const CLIENT_INFO = { name: 'edge-agent-turns', version: '0.1.0' };
 const MODERN_META = { [MCP_META.protocolVersion]: MODERN_MCP_PROTOCOL_VERSION, [MCP_META.clientInfo]: CLIENT_INFO, [MCP_META.clientCapabilities]: {} };
@@ -34,7 +38,8 @@ const MODERN_META = { [MCP_META.protocolVersion]: MODERN_MCP_PROTOCOL_VERSION, [
 /** How long a cancel's delivery, or the session's end, may take before the client stops waiting. */
 const NOTICE_TIMEOUT_MS = 2000;
 
-type Era = 'modern' | 'legacy';
+/** The handshake's revisions over Streamable HTTP (`legacy`) or over the older HTTP+SSE transport (`sse`). */
+type Era = 'modern' | 'legacy' | 'sse';
 /** Each server's era as it answered, by URL: a modern server then costs no round trip to connect, a legacy one no probe. */
 const eras = new BoundedMap<string, Era>(64);
 
@@ -44,6 +49,8 @@ export type CallOptions = { signal: AbortSignal; timeoutMs: number; paramHeaders
 export class McpClient {
   private era: Era = 'legacy';
   private sessionId: string | undefined;
+  /** The event stream of the HTTP+SSE transport, while connected in that era. */
+  private channel: SseChannel | undefined;
   private protocolVersion: string = LATEST_MCP_PROTOCOL_VERSION;
   private nextId = 1;
   /** The handshake's own deadline, for a connection begun again. */
@@ -67,6 +74,7 @@ export class McpClient {
     this.generation++;
     this.sessionId = undefined;
     const known = eras.get(this.url);
+    if (known === 'sse') return this.handshake(timeoutMs, 'sse');
     const offered = known === undefined ? await this.discover(timeoutMs) : known === 'modern' || undefined;
     if (offered === true) {
       this.era = 'modern';
@@ -74,13 +82,16 @@ export class McpClient {
       return;
     }
     try {
-      await this.handshake(timeoutMs);
+      await this.handshake(timeoutMs, 'legacy');
+      eras.set(this.url, 'legacy');
     } catch (error) {
       // A modern server that refused our version named its own: they say more than the handshake's failure.
       if (Array.isArray(offered) && offered.length > 0) throw new Error(`The server speaks MCP ${offered.join(', ')}, which this client does not.`);
-      throw error;
+      // A URL that takes no POST (as MCP has a client tell): a server of the HTTP+SSE transport, maybe.
+      if (!(known === undefined && error instanceof Refused && error.noPost)) throw error;
+      await this.handshake(timeoutMs, 'sse');
+      eras.set(this.url, 'sse');
     }
-    eras.set(this.url, 'legacy');
   }
 
   listTools(cursor: string | undefined, timeoutMs: number): Promise<ListToolsResult> {
@@ -91,9 +102,11 @@ export class McpClient {
     return this.request('tools/call', { name, arguments: args }, callToolResultSchema, options, name);
   }
 
-  /** Waits for the cancels being delivered, then ends the server's session, if it keeps one. */
+  /** Waits for the cancels being delivered, then ends the server's session, if it keeps one, or its stream. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.notices]);
+    this.channel?.close();
+    this.channel = undefined;
     if (this.sessionId === undefined) return;
     await within(NOTICE_TIMEOUT_MS, undefined, async (signal) => {
       const answer = await this.fetcher(this.url, { method: 'DELETE', headers: { ...this.headers, ...this.eraHeaders('') }, signal });
@@ -125,9 +138,11 @@ export class McpClient {
     }
   }
 
-  /** The legacy handshake: `initialize`, then `notifications/initialized`. */
-  private async handshake(timeoutMs: number): Promise<void> {
-    this.era = 'legacy';
+  /** The legacy handshake: `initialize`, then `notifications/initialized`, over Streamable HTTP or a new event stream. */
+  private async handshake(timeoutMs: number, era: 'legacy' | 'sse'): Promise<void> {
+    this.era = era;
+    this.channel?.close();
+    this.channel = era === 'sse' ? await SseChannel.open(this.url, this.headers, this.fetcher, timeoutMs) : undefined;
     this.protocolVersion = LATEST_MCP_PROTOCOL_VERSION;
     const params = { protocolVersion: LATEST_MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
     const result = await this.request('initialize', params, initializeResultSchema, { timeoutMs });
@@ -188,7 +203,7 @@ export class McpClient {
       if (!(error instanceof GaveUp)) throw error;
       // The server may still be working on it: a legacy one is told to stop (not the handshake, which
       // it may not know yet); for a modern one, the answer's stream closed is the cancel.
-      if (method !== 'initialize' && this.era === 'legacy') this.tell(id, error.timedOut ? 'timed out' : 'cancelled');
+      if (method !== 'initialize' && this.era !== 'modern') this.tell(id, error.timedOut ? 'timed out' : 'cancelled');
       throw new Error(error.timedOut ? `The MCP request ${method} timed out after ${options.timeoutMs} ms.` : `The MCP request ${method} was cancelled.`);
     }
     if ('error' in response) throw new Error(`MCP error ${response.error.code}: ${response.error.message}`);
@@ -203,6 +218,7 @@ export class McpClient {
   /** One request sent, and its response read from the JSON or SSE answer. */
   private async exchange(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal, toolName?: string, paramHeaders?: Record<string, string>): Promise<RpcResponse> {
     const era = this.era;
+    if (era === 'sse') return this.exchangeOverStream(id, method, params, signal);
     const sentInSession = this.sessionId !== undefined;
     const message = { jsonrpc: '2.0', id, method, params: era === 'modern' ? { ...params, _meta: MODERN_META } : params };
     const answer = await this.post(message, signal, { ...this.eraHeaders(method, toolName), ...(era === 'modern' ? paramHeaders : {}) });
@@ -211,8 +227,7 @@ export class McpClient {
       const gone = method === 'initialize' ? undefined : era === 'modern' ? eraGone(refusal) : sentInSession ? sessionGone(refusal) : undefined;
       if (gone && era === 'modern') eras.delete(this.url);
       if (gone) throw new Reconnect(gone);
-      const detail = refusal.error ? ` (${refusal.error.code}: ${refusal.error.message})` : '';
-      throw new Error(`The MCP server answered ${method} with HTTP ${answer.status}${detail}.`);
+      throw new Refused(method, refusal);
     }
     if (method === 'initialize') this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
     const found = await responseIn(answer, id);
@@ -220,9 +235,28 @@ export class McpClient {
     return found;
   }
 
+  /**
+   * One request over the HTTP+SSE transport: posted to the endpoint the stream named, answered on the
+   * stream. A stream that ended before the request was sent is connected again (the server never saw
+   * it); one that ends while the server works on it fails the request, which may have run.
+   */
+  private async exchangeOverStream(id: number, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RpcResponse> {
+    const channel = this.channel!;
+    if (channel.ended && method !== 'initialize') throw new Reconnect('its event stream ended');
+    const response = channel.response(id, signal);
+    void response.catch(() => undefined);
+    const answer = await this.post({ jsonrpc: '2.0', id, method, params }, signal, this.eraHeaders(method), channel.postUrl);
+    if (!answer.ok) {
+      channel.forget(id);
+      throw new Refused(method, await readRefusal(answer));
+    }
+    releaseResponse(answer);
+    return response;
+  }
+
   /** A notification (legacy servers only): the server answers 202 with no body. */
   private async notify(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    const answer = await this.post({ jsonrpc: '2.0', method, params }, signal, this.eraHeaders(method));
+    const answer = await this.post({ jsonrpc: '2.0', method, params }, signal, this.eraHeaders(method), this.channel?.postUrl);
     releaseResponse(answer);
     if (!answer.ok) throw new Error(`The MCP server refused ${method} with HTTP ${answer.status}.`);
   }
@@ -235,9 +269,9 @@ export class McpClient {
   }
 
   /** One JSON-RPC message to the server; the answer may be JSON or an SSE stream. */
-  private post(message: Record<string, unknown>, signal: AbortSignal, headers: Record<string, string>): Promise<Response> {
+  private post(message: Record<string, unknown>, signal: AbortSignal, headers: Record<string, string>, url = this.url): Promise<Response> {
     const all = { ...this.headers, ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    return this.fetcher(this.url, { method: 'POST', headers: all, body: JSON.stringify(message), signal });
+    return this.fetcher(url, { method: 'POST', headers: all, body: JSON.stringify(message), signal });
   }
 
   /** The era's headers: a modern request's method and tool, or a legacy one's version and session. */
@@ -247,34 +281,4 @@ export class McpClient {
     }
     return { 'mcp-protocol-version': this.protocolVersion, ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}) };
   }
-}
-
-/** A refusal that says the connection a request went on is gone; its message says why. */
-class Reconnect extends Error {}
-
-/**
- * A legacy server that no longer knows the session: `404`, as MCP has it, or a `400` that names the
- * session, as the official SDKs' own servers and examples answer ("Bad Request: No valid session ID
- * provided", "Invalid or missing session ID"); anything else in a 400 refuses the request itself.
- */
-function sessionGone(refusal: Refusal): string | undefined {
-  const gone = refusal.status === 404 || (refusal.status === 400 && /session/i.test(refusal.text));
-  return gone ? 'it no longer knows its session' : undefined;
-}
-
-/**
- * A modern server that no longer answers as one: it refuses the revision (`-32022`), or answers as
- * a legacy server refuses a request it does not know (`400`, `404`, `405` without a JSON-RPC error),
- * as a server replaced by an older one does. Its era is found again.
- */
-function eraGone(refusal: Refusal): string | undefined {
-  if (refusal.error?.code === MODERN_RPC_ERRORS.unsupportedVersion) return `it no longer speaks MCP ${MODERN_MCP_PROTOCOL_VERSION}`;
-  return [400, 404, 405].includes(refusal.status) && !refusal.error ? 'it no longer answers as a modern MCP server' : undefined;
-}
-
-/** The versions a modern server names when it refuses ours, if it does. */
-function versionsNamed(refusal: Refusal): string[] | undefined {
-  if (refusal.error?.code !== MODERN_RPC_ERRORS.unsupportedVersion) return undefined;
-  const data = refusal.error.data as { supported?: unknown } | undefined;
-  return Array.isArray(data?.supported) ? data.supported.filter((version): version is string => typeof version === 'string') : [];
 }

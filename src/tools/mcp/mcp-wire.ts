@@ -85,7 +85,7 @@ async function responseInStream(body: ReadableStream<Uint8Array>, id: number): P
 }
 
 /** JSON, or undefined for text that is not (an event that is not a message of ours). */
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

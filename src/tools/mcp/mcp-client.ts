@@ -74,7 +74,13 @@ export class McpClient {
     this.generation++;
     this.sessionId = undefined;
     const known = eras.get(this.url);
-    if (known === 'sse') return this.handshake(timeoutMs, 'sse');
+    if (known === 'sse') {
+      // A server moved on from that transport is found again on the next connection.
+      return this.handshake(timeoutMs, 'sse').catch((error: unknown) => {
+        eras.delete(this.url);
+        throw error;
+      });
+    }
     const offered = known === undefined ? await this.discover(timeoutMs) : known === 'modern' || undefined;
     if (offered === true) {
       this.era = 'modern';

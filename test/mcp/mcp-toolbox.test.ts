@@ -252,10 +252,27 @@ describe('the MCP toolbox', () => {
     expect((await mcpLog()).cancelled).toContain('sse-cancel');
   });
 
-  it('opens the event stream again when it ended before a call (a proxy that closes idle streams)', async () => {
+  /**
+   * A server of the HTTP+SSE transport in a few lines (each GET a stream, messages at `/messages`), or,
+   * once `upgraded`, of Streamable HTTP at its URL, without sessions.
+   */
+  const oldServer = () => {
     const streams: WritableStreamDefaultWriter<string>[] = [];
+    const state = { upgraded: false };
+    const resultOf = (method: string, where: string) =>
+      method === 'initialize'
+        ? { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'old', version: '1' } }
+        : method === 'tools/list'
+          ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }
+          : { content: [{ type: 'text', text: `on ${where}` }] };
     const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(String(input));
+      const body = init?.body ? JSON.parse(String(init.body)) : {};
+      if (state.upgraded) {
+        if (init?.method !== 'POST') return new Response(null, { status: 405 });
+        if (body.method === 'server/discover') return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'Method not found' } });
+        return body.id === undefined ? new Response(null, { status: 202 }) : Response.json({ jsonrpc: '2.0', id: body.id, result: resultOf(body.method, 'Streamable HTTP') });
+      }
       if (init?.method === 'GET') {
         const { readable, writable } = new TransformStream<string, string>();
         const writer = writable.getWriter();
@@ -265,22 +282,32 @@ describe('the MCP toolbox', () => {
       }
       if (url.pathname !== '/messages') return new Response('Method Not Allowed', { status: 405 });
       const stream = Number(url.searchParams.get('stream'));
-      const { id, method } = JSON.parse(String(init?.body));
-      const result =
-        method === 'initialize'
-          ? { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'old', version: '1' } }
-          : method === 'tools/list'
-            ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }
-            : { content: [{ type: 'text', text: `on stream ${stream}` }] };
-      if (id !== undefined) void streams[stream - 1]!.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+      if (body.id !== undefined) void streams[stream - 1]!.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: resultOf(body.method, `stream ${stream}`) })}\n\n`);
       return new Response('Accepted', { status: 202 });
     };
-    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'old', url: 'https://sse-ends.example/sse' }] }), fetcher);
-    const turn = await box.forTurn();
+    return { fetcher, streams, state };
+  };
+  const oldAt = (url: string) => settings({ servers: [{ ...server, name: 'old', url }] });
+
+  it('opens the event stream again when it ended before a call (a proxy that closes idle streams)', async () => {
+    const { fetcher, streams } = oldServer();
+    const turn = await new McpToolbox(oldAt('https://sse-ends.example/sse'), fetcher).forTurn();
     await streams[0]!.close();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await find(turn.tools, 'old__echo').execute({}, context())).toBe('on stream 2');
     await turn.close();
+  });
+
+  it('finds the transport again when a server once of HTTP+SSE serves Streamable HTTP instead', async () => {
+    const { fetcher, state } = oldServer();
+    const at = oldAt('https://sse-upgraded.example/sse');
+    await (await new McpToolbox(at, fetcher).forTurn()).close();
+    state.upgraded = true;
+    // The turn that finds the stream gone offers the server's tools no more (its list failed)…
+    expect((await new McpToolbox(at, fetcher).forTurn()).tools).toEqual([]);
+    // …and the next one finds its transport again.
+    const turn = await new McpToolbox(at, fetcher).forTurn();
+    expect(await find(turn.tools, 'old__echo').execute({}, context())).toBe('on Streamable HTTP');
   });
 
   it('reads a list no further than a cursor it gave before, or its hundredth page; a null cursor ends it', async () => {

@@ -298,6 +298,17 @@ describe('the MCP toolbox', () => {
     await turn.close();
   });
 
+  it('refuses an event stream that names an endpoint of another origin: no message goes there', async () => {
+    const posted: string[] = [];
+    const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (init?.method === 'GET') return new Response('event: endpoint\ndata: https://elsewhere.example/messages\n\n', { headers: { 'content-type': 'text/event-stream' } });
+      posted.push(String(input));
+      return new Response('Method Not Allowed', { status: 405 });
+    };
+    expect((await new McpToolbox(oldAt('https://sse-elsewhere.example/sse'), fetcher).forTurn()).tools).toEqual([]);
+    expect(posted.every((url) => url.startsWith('https://sse-elsewhere.example/'))).toBe(true);
+  });
+
   it('finds the transport again when a server once of HTTP+SSE serves Streamable HTTP instead', async () => {
     const { fetcher, state } = oldServer();
     const at = oldAt('https://sse-upgraded.example/sse');

@@ -68,7 +68,7 @@ export class McpClient {
     private readonly fetcher: typeof fetch,
   ) {}
 
-  /** Connects in the server's era: none to make for a modern server, the handshake for a legacy one. */
+  /** Connects in the server's era: none to make for a modern server, the handshake for a legacy one (over a new event stream for the HTTP+SSE transport). */
   async connect(timeoutMs: number): Promise<void> {
     this.connectTimeoutMs = timeoutMs;
     this.generation++;

@@ -4,7 +4,7 @@
  * configuration's checks.
  */
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../../src/config';
 import type { ServerTool } from '../../src/tools/types';
 import { McpToolbox, type McpSettings } from '../../src/tools/mcp/mcp-toolbox';
@@ -30,6 +30,15 @@ describe('the MCP toolbox', () => {
     await expect(echo.execute({ text: 'x' }, context())).rejects.toThrow(ToolError);
     await expect(echo.execute({ text: 'x' }, context())).rejects.toThrow(/kit/);
     await turn.close();
+  });
+
+  it('a server that asks for credentials offers nothing, and the log says where they go', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'locked', headers: {} }] }));
+    expect((await box.forTurn()).tools).toEqual([]);
+    const logged = warn.mock.calls.map((args) => args.join(' ')).find((line) => line.includes('"locked"'));
+    expect(logged).toMatch(/HTTP 401\. It asks for credentials: give them in the server’s "headers" in MCP_SERVERS\./);
+    warn.mockRestore();
   });
 
   it('a call past its timeout is a tool error', async () => {

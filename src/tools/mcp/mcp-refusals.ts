@@ -20,7 +20,9 @@ export class Refused extends Error {
 
   constructor(method: string, refusal: Refusal) {
     const detail = refusal.error ? ` (${refusal.error.code}: ${refusal.error.message})` : '';
-    super(`The MCP server answered ${method} with HTTP ${refusal.status}${detail}.`);
+    // The one an operator can mend: this client sends the headers MCP_SERVERS gives, and does no OAuth.
+    const hint = refusal.status === 401 || refusal.status === 403 ? ' It asks for credentials: give them in the server’s "headers" in MCP_SERVERS.' : '';
+    super(`The MCP server answered ${method} with HTTP ${refusal.status}${detail}.${hint}`);
     this.noPost = refusedAsUnknown(refusal);
   }
 }

@@ -69,15 +69,20 @@ describe('the MCP toolbox', () => {
     await turn.close();
   });
 
+  /** Starts the slow tool of `tools` with `tag`, cancels it once the server has it, and sees the call fail so. */
+  const cancelSlow = async (tools: ServerTool[], name: string, tag: string) => {
+    const controller = new AbortController();
+    const call = find(tools, name).execute({ ms: 5000, tag }, context(controller.signal));
+    await expect.poll(async () => (await mcpLog()).calls.some((entry) => entry.args.tag === tag)).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toThrow(/cancelled/);
+  };
+
   it('ends the server’s session when the turn closes, and tells it of a call it cancels', async () => {
     const box = new McpToolbox(settings());
     const before = await mcpLog();
     const turn = await box.forTurn();
-    const controller = new AbortController();
-    const call = find(turn.tools, 'kit__slow').execute({ ms: 5000, tag: 'toolbox-cancel' }, context(controller.signal));
-    await expect.poll(async () => (await mcpLog()).calls.some((entry) => entry.args.tag === 'toolbox-cancel')).toBe(true);
-    controller.abort();
-    await expect(call).rejects.toThrow(/cancelled/);
+    await cancelSlow(turn.tools, 'kit__slow', 'toolbox-cancel');
     await turn.close();
     const after = await mcpLog();
     expect(after.cancelled).toContain('toolbox-cancel');
@@ -251,11 +256,7 @@ describe('the MCP toolbox', () => {
     // Its transport is kept: the next turn opens the stream at once, and a cancelled call is told to the server.
     const again = (await mcpLog()).sse.length;
     const next = await new McpToolbox(at).forTurn();
-    const controller = new AbortController();
-    const call = find(next.tools, 'old__slow').execute({ ms: 5000, tag: 'sse-cancel' }, context(controller.signal));
-    await expect.poll(async () => (await mcpLog()).calls.some((entry) => entry.args.tag === 'sse-cancel')).toBe(true);
-    controller.abort();
-    await expect(call).rejects.toThrow(/cancelled/);
+    await cancelSlow(next.tools, 'old__slow', 'sse-cancel');
     await next.close();
     expect((await mcpLog()).sse.slice(again)).toEqual(['GET /sse', 'POST /messages initialize', 'POST /messages notifications/initialized', 'POST /messages tools/list', 'POST /messages tools/call', 'POST /messages notifications/cancelled']);
     expect((await mcpLog()).cancelled).toContain('sse-cancel');

@@ -34,7 +34,9 @@ describe('the MCP toolbox', () => {
 
   it('a server that asks for credentials offers nothing, and the log says where they go', async () => {
     const warn = vi.spyOn(console, 'warn');
-    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'locked', headers: {} }] }));
+    // A stand-in, not the test server: its count of unauthorized requests is another file's assertion.
+    const locked = async () => new Response('{"error":"unauthorized"}', { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' } });
+    const box = new McpToolbox(settings({ servers: [{ ...server, name: 'locked', url: 'https://locked.example/mcp', headers: {} }] }), locked);
     expect((await box.forTurn()).tools).toEqual([]);
     const logged = warn.mock.calls.map((args) => args.join(' ')).find((line) => line.includes('"locked"'));
     expect(logged).toMatch(/HTTP 401\. It asks for credentials: give them in the server’s "headers" in MCP_SERVERS\./);

@@ -61,6 +61,13 @@ function chunkReader(fail: Fail): MessageReader {
   let finish: ModelStreamPart | undefined;
   let toolCalls = 0;
   const slotOf = callSlots();
+  // Made once for the call, not for each chunk: most chunks bring text and no call.
+  const take = (call: AiToolCall, parts: ModelStreamPart[]) => {
+    const part = toolCallPart(call, slotOf, toolCalls);
+    if (!part) return;
+    parts.push(part);
+    toolCalls++;
+  };
   return (message, parts) => {
     if (message.data.trim() === '[DONE]') return finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
     let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
@@ -77,18 +84,12 @@ function chunkReader(fail: Fail): MessageReader {
     if (chunk.response !== undefined && chunk.response !== null && chunk.response !== '') {
       parts.push({ type: 'text-delta', delta: String(chunk.response) });
     }
-    const takeCall = (call: AiToolCall) => {
-      const part = toolCallPart(call, slotOf, toolCalls);
-      if (!part) return;
-      parts.push(part);
-      toolCalls++;
-    };
-    chunk.tool_calls?.forEach(takeCall);
+    if (chunk.tool_calls) for (const call of chunk.tool_calls) take(call, parts);
     for (const choice of chunk.choices ?? []) {
       const thinking = choice.delta?.reasoning_content || choice.delta?.reasoning;
       if (thinking) parts.push({ type: 'thinking-delta', delta: thinking });
       if (choice.delta?.content) parts.push({ type: 'text-delta', delta: choice.delta.content });
-      choice.delta?.tool_calls?.forEach(takeCall);
+      if (choice.delta?.tool_calls) for (const call of choice.delta.tool_calls) take(call, parts);
       if (choice.finish_reason) finish = { type: 'finish', reason: mapFinishReason(choice.finish_reason) };
     }
     // Native chunks say how the answer finished beside `response`, not in `choices`.

@@ -6,7 +6,7 @@
  * Each check's refusal is a JSON-RPC error a modern client reads as a modern server's (`-32020`,
  * `-32602`, `404` with `-32601`), not a legacy server's, which it would fall back from.
  */
-import { RPC_ERRORS, rpcMessageSchema, type RpcId } from '../api/json-rpc';
+import { RPC_ERRORS, type RpcId, type RpcRequest } from '../api/json-rpc';
 import { MCP_META, MODERN_MCP_PROTOCOL_VERSION, MODERN_RPC_ERRORS, readHeaderValue } from '../api/mcp-headers';
 import { MCP_PROTOCOL_VERSIONS } from '../api/mcp-messages';
 import { isRecord } from '../lib/is-record';
@@ -32,14 +32,17 @@ export function unsupportedVersion(id: RpcId | null, requested: unknown): Modern
   return { status: 400, id, code: MODERN_RPC_ERRORS.unsupportedVersion, message: `Unsupported protocol version: ${quoted(String(requested))}.`, data };
 }
 
-/** Why a modern request is refused before it runs, if it is; a body that is no JSON-RPC message is left to the common checks. */
-export function modernRefusal(headers: Headers, json: unknown): ModernRefusal | undefined {
-  if (Array.isArray(json)) {
-    return { status: 400, id: null, code: RPC_ERRORS.invalidRequest, message: `Invalid Request: a request of MCP ${MODERN_MCP_PROTOCOL_VERSION} is one message, not a batch.` };
-  }
-  const message = rpcMessageSchema.safeParse(json);
-  if (!message.success || !('method' in message.data) || !('id' in message.data) || message.data.id === undefined) return undefined;
-  const { id, method, params } = message.data;
+/** The revision's body is one message: a batch is refused before its messages are read. */
+export const MODERN_BATCH: ModernRefusal = {
+  status: 400,
+  id: null,
+  code: RPC_ERRORS.invalidRequest,
+  message: `Invalid Request: a request of MCP ${MODERN_MCP_PROTOCOL_VERSION} is one message, not a batch.`,
+};
+
+/** Why a modern request (one the common checks have read as JSON-RPC) is refused before it runs, if it is. */
+export function modernRefusal(headers: Headers, request: RpcRequest): ModernRefusal | undefined {
+  const { id, method, params } = request;
   const meta = isRecord(params?._meta) ? params._meta : undefined;
   const version = meta?.[MCP_META.protocolVersion];
   if (version === undefined) {

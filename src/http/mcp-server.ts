@@ -16,7 +16,7 @@ import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
-import { claimsModern, discoverResult, LIST_CACHING, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
+import { claimsModern, discoverResult, LIST_CACHING, MODERN_BATCH, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
 
 export type McpToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -58,8 +58,7 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   const { json } = body;
   // The 2026-07-28 revision: no handshake, and each request checked against its headers first.
   const modern = version === MODERN_MCP_PROTOCOL_VERSION || (version === null && claimsModern(json));
-  const refused = modern ? modernRefusal(request.headers, json) : undefined;
-  if (refused) return refuse(refused);
+  if (modern && Array.isArray(json)) return refuse(MODERN_BATCH);
   const batch = Array.isArray(json) ? json : [json];
   if (batch.length === 0 || batch.length > MAX_BATCH) return refusal(400, RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.`);
   const messages: RpcMessage[] = [];
@@ -68,6 +67,8 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
     if (!message.success) return refusal(400, RPC_ERRORS.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.');
     messages.push(message.data);
   }
+  const refused = modern && isRequest(messages[0]!) ? modernRefusal(request.headers, messages[0]) : undefined;
+  if (refused) return refuse(refused);
   // Notifications (`initialized`, a cancel) and responses need no answer; this server keeps no state.
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return new Response(null, { status: 202 });

@@ -129,10 +129,9 @@ export class McpClient {
   private async discover(timeoutMs: number): Promise<true | string[] | undefined> {
     const id = this.nextId++;
     const message = { jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: MODERN_META } };
-    const modern = { 'mcp-protocol-version': MODERN_MCP_PROTOCOL_VERSION, 'mcp-method': 'server/discover' };
     try {
       return await within(timeoutMs, undefined, async (signal) => {
-        const answer = await this.post(message, signal, modern);
+        const answer = await this.post(message, signal, modernHeaders('server/discover'));
         if (!answer.ok) return versionsNamed(await readRefusal(answer));
         const response = await responseIn(answer, id).catch(() => undefined);
         const result = response && 'result' in response ? discoverResultSchema.safeParse(response.result).data : undefined;
@@ -282,9 +281,12 @@ export class McpClient {
 
   /** The era's headers: a modern request's method and tool, or a legacy one's version and session. */
   private eraHeaders(method: string, toolName?: string): Record<string, string> {
-    if (this.era === 'modern') {
-      return { 'mcp-protocol-version': MODERN_MCP_PROTOCOL_VERSION, 'mcp-method': method, ...(toolName !== undefined ? { 'mcp-name': headerValue(toolName) } : {}) };
-    }
+    if (this.era === 'modern') return modernHeaders(method, toolName);
     return { 'mcp-protocol-version': this.protocolVersion, ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}) };
   }
+}
+
+/** A modern request's headers: its version, its method, and the tool it calls. */
+function modernHeaders(method: string, toolName?: string): Record<string, string> {
+  return { 'mcp-protocol-version': MODERN_MCP_PROTOCOL_VERSION, 'mcp-method': method, ...(toolName !== undefined ? { 'mcp-name': headerValue(toolName) } : {}) };
 }

@@ -5,10 +5,9 @@
  * stream. The session's MCP client (`mcp-client.ts`) falls back to it when a server's URL takes no
  * POST, as MCP asks of a client that speaks to older servers. The stream lasts a turn's connection.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { rpcResponseSchema, type RpcResponse } from '../../api/json-rpc';
 import { releaseResponse } from '../../lib/release-body';
-import { parseJson } from './mcp-wire';
+import { parseJson, sseEvents } from './mcp-wire';
 
 type Waiter = { resolve: (response: RpcResponse) => void; reject: (error: Error) => void };
 
@@ -37,7 +36,7 @@ export class SseChannel {
         releaseResponse(answer);
         throw new Error(`The MCP server takes no POST at its URL, and answered GET with HTTP ${answer.status}, not an event stream.`);
       }
-      const events = answer.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      const events = sseEvents(answer.body);
       let postUrl: string | undefined;
       while (postUrl === undefined) {
         const next = await events.read();

@@ -53,6 +53,11 @@ export async function readRefusal(answer: Response): Promise<Refusal> {
   return { status: answer.status, text, ...(found.success && 'error' in found.data ? { error: found.data.error } : {}) };
 }
 
+/** A body's server-sent events, read one at a time. */
+export function sseEvents(body: ReadableStream<Uint8Array>): ReadableStreamDefaultReader<{ event?: string; data: string }> {
+  return body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+}
+
 /** The response with this id in a JSON answer (one message, or a batch). */
 function findResponse(json: unknown, id: number): RpcResponse | undefined {
   for (const message of Array.isArray(json) ? json : [json]) {
@@ -69,7 +74,7 @@ function findResponse(json: unknown, id: number): RpcResponse | undefined {
  * without it, or broke, is cancelled.
  */
 async function responseInStream(body: ReadableStream<Uint8Array>, id: number): Promise<RpcResponse | undefined> {
-  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  const events = sseEvents(body);
   let found: RpcResponse | undefined;
   try {
     for (;;) {

@@ -10,13 +10,13 @@ export function agentPaths(): Json {
         operationId: 'agentCard',
         summary: 'The A2A agent card: the JSON-RPC endpoint, streaming, the bearer scheme where auth is on, the chat skill',
         security: [],
-        responses: { '200': { description: 'The card (A2A v1.0).', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: { '200': { description: 'The card: A2A v1.0\'s for `A2A-Version: 1.0`, else v0.3\'s with the v1.0 interfaces beside it.', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
     '/a2a': {
       post: {
         operationId: 'a2a',
-        summary: 'A2A v1.0 over JSON-RPC: SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask',
+        summary: 'A2A over JSON-RPC, v1.0 (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask) and v0.3 (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe), by A2A-Version',
         description: 'The context is the session, a task is a turn (its id `<turnId>:<sessionId>`). The streaming methods answer SSE, one JSON-RPC response an event. A turn that waits for a permission or a client result is `TASK_STATE_INPUT_REQUIRED`, answered in the same task with data parts (docs/a2a.md).',
         requestBody: { required: true, content: { 'application/json': { schema: jsonRpc } } },
         responses: {

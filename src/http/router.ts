@@ -26,7 +26,7 @@ function lazy<Name extends string, Request extends IRequest>(load: () => Promise
 }
 
 const openApi = lazy(() => import('./openapi-route'), 'getOpenApi');
-const agentCard = lazy(() => import('./routes/a2a'), 'agentCard');
+const agentCard = lazy(() => import('./a2a-card'), 'agentCard');
 const postA2a = lazy(() => import('./routes/a2a'), 'postA2a');
 const handleMcp = lazy(() => import('./routes/mcp'), 'handleMcp');
 const postPiStream = lazy(() => import('./routes/pi-stream'), 'postPiStream');

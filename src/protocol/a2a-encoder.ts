@@ -8,8 +8,8 @@
 import type { PendingToolCall } from '../agent/events';
 import { ignoring, tableEncoder, type WireEncoder } from './encoder';
 
-/** The task states this door uses, as A2A's JSON names them. */
-export type A2aState = 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
+/** The task states this door uses, as A2A's JSON names them (submitted: a queued turn, as `GetTask` tells it). */
+export type A2aState = 'TASK_STATE_SUBMITTED' | 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
 export type A2aPart = { text: string } | { data: Record<string, unknown> };
 export type A2aMessage = { messageId: string; contextId: string; taskId: string; role: 'ROLE_AGENT'; parts: A2aPart[] };
 export type A2aStatus = { state: A2aState; message?: A2aMessage; timestamp: string };

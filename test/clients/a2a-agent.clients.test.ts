@@ -2,9 +2,12 @@
  * The A2A SDK's own client (`@a2a-js/sdk` 1.x), unchanged, against the agent's A2A door under
  * `wrangler dev` (docs/a2a.md): discovery from the card, a plain answer, streaming, a context
  * continued, a permission answered in the same task, cancel and resubscribe, another user's token.
+ * Then the same SDK's client of A2A v0.3 (its `LegacyJsonRpcTransport`, the wire of the clients
+ * built before v1.0), from the card such a client reads.
  */
 import { AgentCard, Message, Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { describe, expect, inject, it } from 'vitest';
 import { mint } from '../helpers/tokens';
 
@@ -29,8 +32,9 @@ const textOfTask = (task: any): string => task.artifacts?.flatMap((artifact: any
 
 describe('the A2A door, with the SDK’s own client', () => {
   it('discovers the agent, answers a message as a completed task, and continues its context', async () => {
-    const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as any;
-    expect(card).toMatchObject({ capabilities: { streaming: true }, supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC' }] });
+    // As the SDK's resolver asks for it (`A2A-Version: 1.0`); the same endpoint speaks v0.3 too.
+    const card = (await (await fetch(`${base}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })).json()) as any;
+    expect(card).toMatchObject({ capabilities: { streaming: true }, supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, { url: `${base}/a2a`, protocolVersion: '0.3' }] });
     // Read by the SDK's own codec: auth is on here, so the card names a bearer scheme, and requires it.
     const parsed = AgentCard.fromJSON(card);
     expect(parsed.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } });
@@ -106,5 +110,57 @@ describe('the A2A door, with the SDK’s own client', () => {
     const task = stateOf(await alice.sendMessage({ message: message([text('hello')]) } as any));
     const bob = await clientFor(await mint({ sub: `a2a-bob-${Date.now()}` }));
     await expect(bob.getTask({ id: task.id } as any)).rejects.toThrow(/No task/);
+  });
+});
+
+/** A v0.3 client: the card as it reads it (no `A2A-Version`), and the SDK's v0.3 wire to the endpoint it names. */
+async function v03ClientFor(token: string) {
+  const raw = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as any;
+  const card = parseLegacyAgentCard(raw);
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  return { card, raw, client: new LegacyJsonRpcTransport({ endpoint: raw.url, fetchImpl }) };
+}
+
+describe('the A2A door, with the SDK’s client of A2A v0.3', () => {
+  it('reads the card as v0.3’s, answers a message as a completed task, and continues its context', async () => {
+    const { card, raw, client } = await v03ClientFor(await mint({ sub: `a2a-v03-${Date.now()}` }));
+    expect(raw).toMatchObject({ protocolVersion: '0.3.0', url: `${base}/a2a`, preferredTransport: 'JSONRPC', securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, security: [{ bearer: [] }] });
+    expect(card.supportedInterfaces[0]).toMatchObject({ url: `${base}/a2a`, protocolBinding: 'JSONRPC' });
+    const task = stateOf(await client.sendMessage({ message: message([text('calculate 2+3')]) } as any));
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(textOfTask(task)).toContain('calculator: 5');
+    const again = stateOf(await client.sendMessage({ message: message([text('hello again')], { contextId: task.contextId }) } as any));
+    expect([again.contextId, again.id === task.id]).toEqual([task.contextId, false]);
+    expect(stateOf(await client.getTask({ id: task.id } as any))).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('streams a task, and takes a permission’s answer in the same task', async () => {
+    const { client } = await v03ClientFor(await mint({ sub: `a2a-v03-stream-${Date.now()}` }));
+    const events: any[] = [];
+    for await (const event of client.sendMessageStream({ message: message([text('calculate 6*7')]) } as any)) events.push(event);
+    expect(events.map((event) => event.payload.$case)).toEqual(['task', ...events.slice(1, -1).map(() => 'artifactUpdate'), 'statusUpdate']);
+    expect(events.at(-1).payload.value.status.state).toBe(3); // TASK_STATE_COMPLETED
+    const chunks = events.filter((event) => event.payload.$case === 'artifactUpdate').map((event) => event.payload.value.artifact.parts.map((part: any) => part.content?.value ?? '').join('')).join('');
+    expect(chunks).toContain('calculator: 42');
+    const asked = stateOf(await client.sendMessage({ message: message([text('remember the door code')]) } as any));
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const [call] = asked.status.message.parts[0].data.pendingToolCalls;
+    const done = stateOf(await client.sendMessage({ message: message([{ data: { toolCallId: call.toolCallId, granted: true } }], { taskId: asked.id }) } as any));
+    expect([done.status.state, done.contextId]).toEqual(['TASK_STATE_COMPLETED', asked.contextId]);
+  });
+
+  it('cancels a task it asked for at once, and resubscribes to it from its event log', async () => {
+    const { client } = await v03ClientFor(await mint({ sub: `a2a-v03-cancel-${Date.now()}` }));
+    const started = stateOf(await client.sendMessage({ message: message([text('slowly')]), metadata: { model: 'openai:script/slow' }, configuration: { returnImmediately: true } } as any));
+    expect(started.status.state).toBe('TASK_STATE_WORKING');
+    expect(stateOf(await client.cancelTask({ id: started.id } as any)).status.state).toBe('TASK_STATE_CANCELED');
+    const replayed: any[] = [];
+    for await (const event of client.resubscribeTask({ id: started.id } as any)) replayed.push(event);
+    expect(replayed[0].payload.$case).toBe('task');
+    expect(replayed.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
   });
 });

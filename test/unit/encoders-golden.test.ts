@@ -11,6 +11,7 @@ import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
 import type { HistoryMessage } from '../../src/api/content';
 import { createA2aEncoder } from '../../src/protocol/a2a-encoder';
+import { v03StreamItem } from '../../src/protocol/a2a-v03';
 import { createAguiEncoder } from '../../src/protocol/agui-encoder';
 import type { WireEncoder } from '../../src/protocol/encoder';
 import { createHarnessEncoder } from '../../src/protocol/harness-encoder';
@@ -94,6 +95,14 @@ const ENCODERS: Record<string, { make: () => WireEncoder<unknown>; last: (item: 
   'MCP chat': { make: () => createMcpChatEncoder('s1'), last: (item) => item.kind === 'result' },
   // A2A's task stream: the task, its artifact's chunks, its last status.
   A2A: { make: () => createA2aEncoder({ taskId: 't1:s1', contextId: 's1' }, () => Date.UTC(2026, 0, 1)), last: (item) => 'statusUpdate' in item },
+  // The same in A2A v0.3's words: its last status update is the one marked final.
+  'A2A v0.3': {
+    make: () => {
+      const encoder = createA2aEncoder({ taskId: 't1:s1', contextId: 's1' }, () => Date.UTC(2026, 0, 1));
+      return { encode: (event) => encoder.encode(event).map(v03StreamItem) };
+    },
+    last: (item) => item.kind === 'status-update' && item.final,
+  },
 };
 
 describe('every encoder, from the same golden scripts', async () => {

@@ -1,8 +1,9 @@
 /**
- * The A2A door (docs/a2a.md): the agent card at `/.well-known/agent-card.json`, and the JSON-RPC
- * endpoint it names (`POST /a2a`) as `@a2a-js/sdk` 1.x speaks A2A v1.0: `SendMessage`,
- * `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`. The context is the session, a
- * task is a turn; its events are encoded here (`protocol/a2a-encoder.ts`), the turn launched by the
+ * The A2A door's JSON-RPC endpoint (docs/a2a.md; its card is `../a2a-card.ts`), `POST /a2a`, as
+ * `@a2a-js/sdk` 1.x speaks A2A v1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`,
+ * `SubscribeToTask`) and, for the clients of the version before, v0.3 (`message/send` and the rest:
+ * `../a2a-versions.ts`). The context is the session, a task is a turn; its events are encoded here
+ * (`protocol/a2a-encoder.ts`, then `protocol/a2a-v03.ts` for v0.3), the turn launched by the
  * session's one launcher. A task's id names its turn and its session (`<turnId>:<sessionId>`), since
  * A2A's get, cancel and subscribe name only the task.
  */
@@ -20,9 +21,11 @@ import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import { quoted } from '../../lib/quoted';
 import * as z from '../../lib/zod';
 import { createA2aEncoder, type A2aStreamItem, type A2aTask } from '../../protocol/a2a-encoder';
+import { v03StreamItem, v03Task } from '../../protocol/a2a-v03';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
+import { operationOf, type A2aVersion } from '../a2a-versions';
 import { authenticate } from '../auth';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
 import { sessionStub } from '../session-stub';
@@ -39,25 +42,9 @@ const answerSchema = z.union([
 /** A2A's own JSON-RPC error codes. */
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;
+const PUSH_NOTIFICATION_NOT_SUPPORTED = -32003;
 const CONTENT_TYPE_NOT_SUPPORTED = -32005;
 const INVALID_PARAMS = RPC_ERRORS.invalidParams;
-
-export function agentCard(request: IRequest, env: Env): Response {
-  const base = new URL(request.url).origin;
-  const config = readConfig(env);
-  const secured = env.AUTH_SECRET !== undefined;
-  return Response.json({
-    name: 'edge-agent-turns',
-    description: 'An agent with sessions, tools and permissions. A task is one turn; the context is the session.',
-    supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: false },
-    ...(secured ? { securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } } }, securityRequirements: [{ schemes: { bearer: { list: [] } } }] } : {}),
-    defaultInputModes: ['text/plain', 'application/json'],
-    defaultOutputModes: ['text/plain', 'application/json'],
-    skills: [{ id: 'chat', name: 'Chat', description: `A turn of the agent (model ${config.defaultModel}), with its tools; a permission or a client tool's result is asked for with input-required.`, tags: ['chat', 'tools'], examples: ['calculate (2+3)*4'] }],
-  });
-}
 
 export async function postA2a(request: IRequest, env: Env): Promise<Response> {
   const owner = await authenticate(request, env);
@@ -72,19 +59,28 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
   if (!parsed.success) return Response.json(rpcError(null, RPC_ERRORS.invalidRequest, 'Not a JSON-RPC 2.0 request.'));
   const { id = null, method, params = {} } = parsed.data;
   try {
-    switch (method) {
-      case 'SendMessage':
-        return rpc(id, { result: { task: await send(env, owner, params, undefined) } });
-      case 'SendStreamingMessage':
-        return stream(id, (emit) => send(env, owner, params, emit));
-      case 'GetTask':
-        return rpc(id, { result: await getTask(env, owner, taskRef(params)) });
-      case 'CancelTask':
-        return rpc(id, { result: await cancelTask(env, owner, taskRef(params)) });
-      case 'SubscribeToTask':
-        return stream(id, (emit) => follow(env, owner, taskRef(params), emit));
+    // Either version, in its own words: the v1.0 encoder's task and items, or their v0.3 shapes.
+    const { version, operation } = operationOf(request.headers.get('a2a-version'), method);
+    const legacy = version === '0.3';
+    const item = (emit: (item: unknown) => void): Emit => (legacy ? (value) => emit(v03StreamItem(value)) : emit);
+    const task = (value: A2aTask) => (legacy ? v03Task(value) : value);
+    switch (operation) {
+      case 'send': {
+        const sent = await send(env, owner, params, undefined, immediately(params, version));
+        return rpc(id, { result: legacy ? v03Task(sent) : { task: sent } });
+      }
+      case 'stream':
+        return stream(id, (emit) => send(env, owner, params, item(emit), false));
+      case 'get':
+        return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
+      case 'cancel':
+        return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
+      case 'subscribe':
+        return stream(id, (emit) => follow(env, owner, taskRef(params), item(emit)));
+      case 'push':
+        throw new RpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported: follow a task with its stream, or get it (docs/a2a.md).');
       default:
-        return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${quoted(method)}.`));
+        return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${quoted(method)}${request.headers.has('a2a-version') ? ` in A2A ${version}` : ''}.`));
     }
   } catch (error) {
     if (error instanceof RpcError) return Response.json(rpcError(id, error.code, error.message));
@@ -95,8 +91,37 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
 
 type Emit = (item: A2aStreamItem) => void;
 
-/** A message: its text a user message, its data parts answers to the calls the task waits for; the turn runs (queued behind another). */
-async function send(env: Env, owner: Owner, params: Record<string, unknown>, emit: Emit | undefined): Promise<A2aTask> {
+/**
+ * A message: its text a user message, its data parts answers to the calls the task waits for; the
+ * turn runs (queued behind another). `immediately`: the task is answered as it starts, not as it
+ * stops, and the turn runs without a client, as a background turn does (docs/background.md).
+ */
+async function send(env: Env, owner: Owner, params: Record<string, unknown>, emit: Emit | undefined, immediately: boolean): Promise<A2aTask> {
+  const { sessionId, request, model } = readSend(env, params);
+  const today = await admit(env, owner, { callsModel: true });
+  const stub = sessionStub(env, owner, sessionId);
+  if (immediately) {
+    const started = await stub.startTurn({ sessionId, request, model, background: true, ...(today ? { today } : {}) });
+    if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
+    if (started.kind !== 'accepted') throw new RpcError(INVALID_PARAMS, 'The turn did not start.');
+    const { turnId, status } = started.body;
+    const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
+    return { id: `${turnId}:${sessionId}`, contextId: sessionId, status: { state, timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+  }
+  const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
+  if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
+  return encodeEvents(started.body, sessionId, emit);
+}
+
+/** Whether a send asks for its task at once: v1.0's `returnImmediately`, v0.3's `blocking: false` (each defaults to waiting). */
+function immediately(params: Record<string, unknown>, version: A2aVersion): boolean {
+  const configuration = params.configuration;
+  if (typeof configuration !== 'object' || configuration === null) return false;
+  return version === '1.0' ? (configuration as { returnImmediately?: unknown }).returnImmediately === true : (configuration as { blocking?: unknown }).blocking === false;
+}
+
+/** The turn a message asks for, checked before anything runs: its session, its messages, its model and tools. */
+function readSend(env: Env, params: Record<string, unknown>): { sessionId: string; request: TurnRequest; model: string } {
   const message = messageSchema.safeParse(params.message);
   if (!message.success) throw new RpcError(INVALID_PARAMS, 'params.message must be a message with at least one text or data part.');
   const { contextId, taskId, parts } = message.data;
@@ -121,11 +146,7 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
   const tools = z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
   if (!tools.success) throw new RpcError(INVALID_PARAMS, 'metadata.tools must be a list of tools: {"name", "description"?, "parameters"?}.');
   checkToolNames(tools.data ?? [], defaultTools.names());
-  const today = await admit(env, owner, { callsModel: true });
-  const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) };
-  const started = await sessionStub(env, owner, sessionId).startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
-  if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
-  return encodeEvents(started.body, sessionId, emit);
+  return { sessionId, request: { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) }, model };
 }
 
 /** The task of a turn's internal events, each streamed as it is encoded. */
@@ -147,7 +168,7 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const { status } = view.turn;
   if (status === 'queued' || status === 'running') {
     const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
-    return { id: ref.taskId, contextId: ref.sessionId, status: { state: state as 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+    return { id: ref.taskId, contextId: ref.sessionId, status: { state, timestamp: new Date().toISOString() }, artifacts: [], history: [] };
   }
   // An ended turn: its event log, read again through the encoder.
   return follow(env, owner, ref, undefined);
@@ -187,7 +208,7 @@ function rpc(id: string | number | null, body: { result: unknown }): Response {
 }
 
 /** A JSON-RPC stream: one SSE event per item, each a JSON-RPC response; an error ends it as one. */
-function stream(id: string | number | null, run: (emit: Emit) => Promise<unknown>): Response {
+function stream(id: string | number | null, run: (emit: (item: unknown) => void) => Promise<unknown>): Response {
   const encoder = new TextEncoder();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();

@@ -1,0 +1,137 @@
+/**
+ * The A2A door in both versions (docs/a2a.md, "Both versions"): the card each version's reader gets,
+ * A2A v0.3's methods and JSON shapes as its clients read them (`kind`, lowercase states, a `final`
+ * status), `A2A-Version` and the methods of the other version refused, push notifications refused,
+ * and a send that asks for its task at once. Test/clients/a2a-agent.clients.test.ts runs the SDK's
+ * own v0.3 client against the same door.
+ */
+import { describe, expect, it } from 'vitest';
+import { fetchWorker, newSessionId, readSse, session } from '../helpers/api';
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const call = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
+  const response = await post({ jsonrpc: '2.0', id: 1, method, params }, headers);
+  expect(response.status).toBe(200);
+  return response.json<any>();
+};
+/** A message as a v0.3 client writes it: each part and the message say their kind. */
+const v03Message = (text: string, ids: Record<string, string> = {}) => ({ kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }], ...ids });
+
+async function settled(taskId: string): Promise<any> {
+  for (let tries = 0; tries < 200; tries++) {
+    const { result } = await call('tasks/get', { id: taskId });
+    if (result.status.state !== 'working' && result.status.state !== 'submitted') return result;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`task ${taskId} did not settle`);
+}
+
+describe('the agent card, in the version its reader asks for', () => {
+  it('is v0.3’s shape, with the v1.0 interfaces beside it, for a reader that names no version or 0.3', async () => {
+    for (const headers of [{}, { 'a2a-version': '0.3' }, { 'a2a-version': '0.3.0' }] as Record<string, string>[]) {
+      const response = await fetchWorker('/.well-known/agent-card.json', { headers });
+      expect(response.headers.get('vary')).toContain('A2A-Version');
+      const card = await response.json<any>();
+      expect(card).toMatchObject({
+        protocolVersion: '0.3.0',
+        url: 'http://localhost/a2a',
+        preferredTransport: 'JSONRPC',
+        capabilities: { streaming: true, pushNotifications: false },
+        supportedInterfaces: [
+          { url: 'http://localhost/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url: 'http://localhost/a2a', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        ],
+      });
+    }
+  });
+
+  it('is v1.0’s for a v1.0 reader, and for one of a later version, which finds each interface’s version there', async () => {
+    for (const version of ['1.0', '1.1']) {
+      const card = await (await fetchWorker('/.well-known/agent-card.json', { headers: { 'a2a-version': version } })).json<any>();
+      expect(card).not.toHaveProperty('url');
+      expect(card).not.toHaveProperty('protocolVersion');
+      expect(card.supportedInterfaces.map((entry: any) => entry.protocolVersion)).toEqual(['1.0', '0.3']);
+    }
+  });
+});
+
+describe('A2A v0.3’s methods, in its own words', () => {
+  it('message/send answers the task itself: kinds, lowercase states, parts that say their kind', async () => {
+    const { result } = await call('message/send', { message: v03Message('calculate 2+3') });
+    expect(result).toMatchObject({ kind: 'task', id: expect.stringMatching(/^turn_[0-9a-f]{24}:a2a-/), status: { state: 'completed', message: { kind: 'message', role: 'agent' } }, history: [] });
+    expect(result.artifacts[0]).toMatchObject({ artifactId: 'answer', parts: [{ kind: 'text', text: expect.stringContaining('calculator: 5') }] });
+    const got = await call('tasks/get', { id: result.id });
+    expect(got.result).toMatchObject({ kind: 'task', id: result.id, status: { state: 'completed' } });
+  });
+
+  it('message/stream sends the task, its answer as artifact updates, and a final status update', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 'r', method: 'message/stream', params: { message: v03Message('calculate 6*7') } });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const results = (await readSse(response)).map((event) => {
+      expect(event.data).toMatchObject({ jsonrpc: '2.0', id: 'r' });
+      return event.data.result;
+    });
+    expect(results[0]).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    const updates = results.filter((result) => result.kind === 'artifact-update');
+    expect(updates.map((update) => update.artifact.parts.map((part: any) => part.text).join('')).join('')).toContain('calculator: 42');
+    expect(updates.every((update) => update.artifact.parts.every((part: any) => part.kind === 'text'))).toBe(true);
+    expect(results.at(-1)).toMatchObject({ kind: 'status-update', taskId: results[0].id, status: { state: 'completed' }, final: true });
+    expect(results.filter((result) => result.kind === 'status-update')).toHaveLength(1);
+  });
+
+  it('asks for a permission as input-required, its calls a data part, and takes the answer in the same task', async () => {
+    const { result: asked } = await call('message/send', { message: v03Message('remember the door code') });
+    expect(asked.status.state).toBe('input-required');
+    const [part] = asked.status.message.parts;
+    expect(part).toMatchObject({ kind: 'data', data: { pendingToolCalls: [{ name: 'memory_save', awaiting: 'permission' }] } });
+    const answer = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', taskId: asked.id, parts: [{ kind: 'data', data: { toolCallId: part.data.pendingToolCalls[0].toolCallId, granted: true } }] };
+    const { result: done } = await call('message/send', { message: answer });
+    expect(done).toMatchObject({ kind: 'task', contextId: asked.contextId, status: { state: 'completed' } });
+  });
+
+  it('tasks/cancel cancels a running task, and tasks/resubscribe replays it to its final status', async () => {
+    const { result: started } = await call('message/send', { message: v03Message('slowly'), metadata: { model: 'openai:script/slow' }, configuration: { blocking: false } });
+    expect(started).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    const { result: canceled } = await call('tasks/cancel', { id: started.id });
+    expect(canceled).toMatchObject({ kind: 'task', id: started.id, status: { state: 'canceled' } });
+    const replayed = (await readSse(await post({ jsonrpc: '2.0', id: 2, method: 'tasks/resubscribe', params: { id: started.id } }))).map((event) => event.data.result);
+    expect(replayed[0]).toMatchObject({ kind: 'task', id: started.id });
+    expect(replayed.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'canceled' }, final: true });
+    expect((await call('tasks/get', { id: `turn_${'0'.repeat(24)}:${canceled.contextId}` })).error.code).toBe(-32001);
+  });
+
+  it('a send that asks for its task at once answers it working, and the turn goes on without a client', async () => {
+    const v03 = await call('message/send', { message: v03Message('calculate 3*3'), configuration: { blocking: false } });
+    expect(v03.result).toMatchObject({ kind: 'task', status: { state: 'working' }, artifacts: [] });
+    expect(await settled(v03.result.id)).toMatchObject({ status: { state: 'completed' }, artifacts: [{ parts: [{ text: expect.stringContaining('calculator: 9') }] }] });
+    // v1.0 says it as `returnImmediately`.
+    const v1 = await call('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'calculate 4*4' }] }, configuration: { returnImmediately: true } }, { 'a2a-version': '1.0' });
+    expect(v1.result.task).toMatchObject({ status: { state: 'TASK_STATE_WORKING' }, artifacts: [] });
+    expect(await settled(v1.result.task.id)).toMatchObject({ status: { state: 'completed' } });
+  });
+});
+
+describe('which version a request speaks', () => {
+  it('refuses a version the door does not speak (-32009), naming those it does, and runs nothing', async () => {
+    const contextId = newSessionId('a2a-version');
+    for (const version of ['2.0', '0.2', 'latest', '1']) {
+      const refused = await call('SendMessage', { message: { contextId, parts: [{ text: 'hi' }] } }, { 'a2a-version': version });
+      expect(refused).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32009, message: `A2A version ${JSON.stringify(version)} is not supported. Supported versions: 1.0, 0.3.` } });
+    }
+    expect((await session(contextId)).status).toBe(404);
+  });
+
+  it('answers a method of the other version with Method not found, in the version the request named', async () => {
+    const contextId = newSessionId('a2a-other');
+    expect(await call('message/send', { message: v03Message('hi', { contextId }) }, { 'a2a-version': '1.0' })).toMatchObject({ error: { code: -32601, message: 'This agent does not serve "message/send" in A2A 1.0.' } });
+    expect(await call('SendMessage', { message: { contextId, parts: [{ text: 'hi' }] } }, { 'a2a-version': '0.3' })).toMatchObject({ error: { code: -32601, message: 'This agent does not serve "SendMessage" in A2A 0.3.' } });
+    expect((await session(contextId)).status).toBe(404);
+  });
+
+  it('refuses push notifications in either version (-32003): the card says it sends none', async () => {
+    for (const method of ['tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'CreateTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs']) {
+      expect((await call(method, { id: 'x' })).error, method).toMatchObject({ code: -32003 });
+    }
+  });
+});

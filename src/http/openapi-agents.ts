@@ -13,6 +13,14 @@ export function agentPaths(): Json {
         responses: { '200': { description: 'The card: A2A v1.0\'s for `A2A-Version: 1.0`, else v0.3\'s with the v1.0 interfaces beside it.', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
+    '/.well-known/agent.json': {
+      get: {
+        operationId: 'agentCardBefore03',
+        summary: 'The same card, where the clients of A2A before v0.3 look for it',
+        security: [],
+        responses: { '200': { description: 'The card, as at /.well-known/agent-card.json.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
     '/a2a': {
       post: {
         operationId: 'a2a',

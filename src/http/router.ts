@@ -53,6 +53,8 @@ router
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
   // The A2A door (docs/a2a.md): its card is public; its endpoint authenticates on its own.
   .get('/.well-known/agent-card.json', agentCard)
+  // Where A2A's versions before 0.3 looked for it (their clients read the v0.3 card).
+  .get('/.well-known/agent.json', agentCard)
   .post('/a2a', postA2a)
   .all('/a2a', methodNotAllowed(['POST']))
   // The MCP door authenticates on its own, and its transport answers each method (docs/mcp.md).

@@ -29,8 +29,10 @@ async function settled(taskId: string): Promise<any> {
 
 describe('the agent card, in the version its reader asks for', () => {
   it('is v0.3’s shape, with the v1.0 interfaces beside it, for a reader that names no version or 0.3', async () => {
-    for (const headers of [{}, { 'a2a-version': '0.3' }, { 'a2a-version': '0.3.0' }] as Record<string, string>[]) {
-      const response = await fetchWorker('/.well-known/agent-card.json', { headers });
+    const readers = [{}, { 'a2a-version': '0.3' }, { 'a2a-version': '0.3.0' }] as Record<string, string>[];
+    // `agent.json`: where clients of the versions before 0.3 look for it.
+    for (const [path, headers] of [...readers.map((headers) => ['agent-card.json', headers] as const), ['agent.json', {}] as const]) {
+      const response = await fetchWorker(`/.well-known/${path}`, { headers });
       expect(response.headers.get('vary')).toContain('A2A-Version');
       const card = await response.json<any>();
       expect(card).toMatchObject({

@@ -8,14 +8,36 @@ import { cors } from 'itty-router';
 
 export type CorsOrigins = '*' | string[];
 
-const ALLOW_HEADERS = ['authorization', 'content-encoding', 'content-type', 'idempotency-key', 'last-event-id'];
+/**
+ * What a page's request may carry: the turns API's, and the doors' own, which their clients send on
+ * every call (A2A's version and extensions, MCP's version, session and, in its 2026-07-28 revision,
+ * method and name); without them a browser refuses the call after the preflight.
+ */
+const ALLOW_HEADERS = [
+  'authorization', 'content-encoding', 'content-type', 'idempotency-key', 'last-event-id',
+  'a2a-extensions', 'a2a-version', 'x-a2a-extensions',
+  'mcp-method', 'mcp-name', 'mcp-protocol-version', 'mcp-session-id',
+];
+/** MCP's revision also sends the arguments a tool marks as `Mcp-Param-<Name>`: named by the tool, so allowed by their prefix (a few dozen at most). */
+const PARAM_HEADER = 'mcp-param-';
 /** What a page may read of a response beyond the simple headers. */
 const EXPOSE_HEADERS = ['idempotent-replayed', 'retry-after', 'www-authenticate'];
 
 type Cors = ReturnType<typeof cors>;
 
-const make = (origin: '*' | ((origin: string) => string | undefined)): Cors =>
-  cors({ origin, allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAge: 600 });
+function make(origin: '*' | ((origin: string) => string | undefined)): Cors {
+  const { corsify, preflight } = cors({ origin, allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAge: 600 });
+  return {
+    corsify,
+    preflight: (request) => {
+      const answer = preflight(request);
+      const asked = answer && request.headers.get('access-control-request-headers');
+      const params = asked ? asked.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name.startsWith(PARAM_HEADER) && name.length <= 128).slice(0, 32) : [];
+      if (answer && params.length > 0) answer.headers.set('access-control-allow-headers', [...ALLOW_HEADERS, ...params].join(','));
+      return answer;
+    },
+  };
+}
 const ANY_ORIGIN = make('*');
 /** By the configuration's own list (parsed once per env), so a request pays a lookup, not a build. */
 const byList = new WeakMap<string[], Cors>();

@@ -27,7 +27,11 @@ const ROUTES = [
   '/ag-ui',
   '/healthz',
   '/openapi.json',
+  '/a2a',
+  '/.well-known/agent-card.json',
+  '/mcp',
 ];
+const ALLOW_HEADERS = 'authorization,content-encoding,content-type,idempotency-key,last-event-id,a2a-extensions,a2a-version,x-a2a-extensions,mcp-method,mcp-name,mcp-protocol-version,mcp-session-id';
 
 describe('CORS', () => {
   it.each(ROUTES)('answers the preflight of %s for an allowed origin, and not for another', async (path) => {
@@ -35,13 +39,24 @@ describe('CORS', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
     expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
-    expect(allowed.headers.get('access-control-allow-headers')).toBe('authorization,content-encoding,content-type,idempotency-key,last-event-id');
+    expect(allowed.headers.get('access-control-allow-headers')).toBe(ALLOW_HEADERS);
     expect(allowed.headers.get('access-control-max-age')).toBe('600');
     expect(allowed.headers.get('vary')).toContain('Origin');
 
     const other = await preflight(path, 'https://evil.example', ALLOWED);
     expect(other.status).toBe(204);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('allows the headers the doors’ clients send: A2A’s and MCP’s, and the Mcp-Param-* headers a tool names', async () => {
+    const asked = (headers: string) => call('/mcp', { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': headers } }, ALLOWED);
+    const plain = await asked('a2a-version, content-type');
+    expect(plain.headers.get('access-control-allow-headers')).toBe(ALLOW_HEADERS);
+    const params = await asked('mcp-protocol-version, Mcp-Param-Region, mcp-param-tenant, x-other');
+    expect(params.headers.get('access-control-allow-headers')).toBe(`${ALLOW_HEADERS},mcp-param-region,mcp-param-tenant`);
+    // A preflight of many is answered for a few dozen, never echoed whole.
+    const many = await asked(Array.from({ length: 500 }, (_, index) => `mcp-param-p${index}`).join(', '));
+    expect(many.headers.get('access-control-allow-headers')!.split(',')).toHaveLength(ALLOW_HEADERS.split(',').length + 32);
   });
 
   it('marks the answers of every route for an allowed origin: a stream, an error, and what a page may read', async () => {

@@ -16,6 +16,7 @@ import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
+import { cancelOnLeave } from './cancel-on-leave';
 import { claimsModern, discoverResult, LIST_CACHING, MODERN_BATCH, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
 
@@ -24,11 +25,18 @@ export type McpToolResult = { content: { type: 'text'; text: string }[]; structu
 /** Tells the caller how the call goes: the MCP client sees `notifications/progress` if it asked for them. */
 export type Progress = (message: string) => void;
 
+/**
+ * What a tool's run hears of its caller: `progress`, and `left`, aborted when a client of the
+ * 2026-07-28 revision closes its request's stream, which that revision makes the call's cancel. (A
+ * client of the handshake era may drop a stream without meaning to cancel: its run goes on.)
+ */
+export type ToolCall = { progress: Progress; left: AbortSignal | undefined };
+
 export type McpTool<Shape extends z.ZodRawShape = z.ZodRawShape> = {
   name: string;
   description: string;
   input: Shape;
-  run(args: z.infer<z.ZodObject<Shape>>, progress: Progress): Promise<McpToolResult>;
+  run(args: z.infer<z.ZodObject<Shape>>, call: ToolCall): Promise<McpToolResult>;
 };
 
 export type McpServerInfo = { name: string; version: string; instructions: string; tools: McpTool<any>[] };
@@ -72,10 +80,15 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
   // Notifications (`initialized`, a cancel) and responses need no answer; this server keeps no state.
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return new Response(null, { status: 202 });
+  // A modern client cancels by closing its stream: the request's signal (`enable_request_signal`),
+  // or the stream's cancel, which workerd does not always turn into the other (workerd#6832).
+  const leaving = modern ? new AbortController() : undefined;
+  if (leaving) request.signal.addEventListener('abort', () => leaving.abort(), { once: true });
+  const left = leaving?.signal;
 
   const tokens = requests.map(progressTokenOf);
   if (tokens.every((token) => token === undefined)) {
-    const answers = await Promise.all(requests.map((message) => answer(message, server, () => {}, modern)));
+    const answers = await Promise.all(requests.map((message) => answer(message, server, { progress: () => {}, left }, modern)));
     return Response.json(Array.isArray(json) ? answers : answers[0]);
   }
   // Progress: the answers follow their notifications on one SSE stream.
@@ -89,10 +102,11 @@ export async function serveMcp(request: Request, server: McpServerInfo): Promise
       const tell: Progress = (text) => {
         if (token !== undefined) send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: text } });
       };
-      send(await answer(message, server, tell, modern));
+      send(await answer(message, server, { progress: tell, left }, modern));
     }),
   ).finally(() => void writer.close().catch(() => {}));
-  return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+  const stream = readable.pipeThrough(new TextEncoderStream());
+  return new Response(leaving ? cancelOnLeave(stream, () => leaving.abort()) : stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
 }
 
 /** The token a `tools/call` gives for its progress notifications, if it wants them. */
@@ -101,9 +115,9 @@ function progressTokenOf(request: RpcRequest): RpcId | undefined {
 }
 
 /** One request's response: its result (marked complete, in the 2026-07-28 revision), or its error. Never throws. */
-async function answer(request: RpcRequest, server: McpServerInfo, progress: Progress, modern: boolean): Promise<unknown> {
+async function answer(request: RpcRequest, server: McpServerInfo, call: ToolCall, modern: boolean): Promise<unknown> {
   try {
-    const result = await dispatch(request, server, progress, modern);
+    const result = await dispatch(request, server, call, modern);
     return { jsonrpc: '2.0', id: request.id, result: modern ? { ...result, resultType: 'complete' } : result };
   } catch (error) {
     if (error instanceof RpcError) return rpcError(request.id, error.code, error.message);
@@ -112,7 +126,7 @@ async function answer(request: RpcRequest, server: McpServerInfo, progress: Prog
   }
 }
 
-async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Progress, modern: boolean): Promise<Record<string, unknown>> {
+async function dispatch(request: RpcRequest, server: McpServerInfo, call: ToolCall, modern: boolean): Promise<Record<string, unknown>> {
   // (`modernRefusal` has answered a modern request for any other method.)
   switch (modern ? `modern ${request.method}` : request.method) {
     case 'modern server/discover':
@@ -130,13 +144,13 @@ async function dispatch(request: RpcRequest, server: McpServerInfo, progress: Pr
       return { ...listTools(server), ...LIST_CACHING };
     case 'tools/call':
     case 'modern tools/call':
-      return callTool(request, server, progress);
+      return callTool(request, server, call);
     default:
       throw new RpcError(RPC_ERRORS.methodNotFound, `Method not found: ${quoted(request.method)}.`);
   }
 }
 
-async function callTool(request: RpcRequest, server: McpServerInfo, progress: Progress): Promise<McpToolResult> {
+async function callTool(request: RpcRequest, server: McpServerInfo, call: ToolCall): Promise<McpToolResult> {
   const params = callToolParamsSchema.safeParse(request.params);
   if (!params.success) {
     const issue = describeIssue(params.error.issues[0]);
@@ -147,7 +161,7 @@ async function callTool(request: RpcRequest, server: McpServerInfo, progress: Pr
   const args = z.object(tool.input).safeParse(params.data.arguments ?? {});
   // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error.
   if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${z.prettifyError(args.error)}` }], isError: true };
-  return tool.run(args.data, progress);
+  return tool.run(args.data, call);
 }
 
 function listTools(server: McpServerInfo): { tools: Record<string, unknown>[] } {

@@ -24,7 +24,7 @@ import { exportBranch, importFork, type BranchCopy } from './forks';
 import { branchesView, messagesPage, type BranchView, type MessagesPage } from './history-views';
 import { summarize, type SessionStores, type SessionSummary } from './store/stores';
 import type { TurnRow } from './store/turns';
-import { admit, cancelTurn, followerOf, startTurnsApiTurn, turnView, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
+import { admit, cancelTurn, followerOf, ownTurnId, startTurnsApiTurn, turnView, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
 import type { TurnView } from '../api/background-responses';
 import type { ScheduleRequest, ScheduleView } from '../api/schedule-requests';
 import type { DeliveryView } from './store/webhook-deliveries';
@@ -66,8 +66,7 @@ export class Session {
       const admitted = await admit(this.parts, run.request, door, (from) => aguiFollower({ threadId: args.input.threadId, runId: args.input.runId }, from), true);
       run.taken();
       // The Worker cancels this turn if the client leaves: never a running turn it only joined.
-      const turnId = admitted.kind === 'started' ? admitted.turnId : admitted.kind === 'queued' ? admitted.body.turnId : '';
-      return { ...(await streamOf(followerOf(admitted))), turnId };
+      return { ...(await streamOf(followerOf(admitted))), turnId: ownTurnId(admitted) };
     });
   }
 
@@ -82,14 +81,15 @@ export class Session {
   }
 
   /**
-   * A run for a door that encodes in the Worker (MCP's `chat`): the internal events, one JSON line
-   * each, under the request's policy for a busy session (a queued run streams once it starts).
+   * A run for a door that encodes in the Worker (MCP's `chat`, A2A): the internal events, one JSON
+   * line each, under the request's policy for a busy session (a queued run streams once it starts),
+   * and the turn's id, for the Worker to cancel it if its client leaves.
    */
-  async startEventsRun(args: { sessionId: string; request: TurnRequest; model: string } & Told): Promise<Result<Stream>> {
+  async startEventsRun(args: { sessionId: string; request: TurnRequest; model: string } & Told): Promise<Result<Stream & { turnId: string }>> {
     this.learn(args);
     return guard(async () => {
       const admitted = await admit(this.parts, args.request, { sessionId: args.sessionId, model: args.model, ifBusy: args.request.ifBusy }, (from) => eventsFollower(from.after), true);
-      return streamOf(followerOf(admitted));
+      return { ...(await streamOf(followerOf(admitted))), turnId: ownTurnId(admitted) };
     });
   }
 

@@ -35,6 +35,14 @@ export type Admitted =
   | { kind: 'queued'; body: Queued; follower?: Follower }
   | { kind: 'steered'; body: Steered; follower?: Follower };
 
+/**
+ * The turn a door's request started or queued, which the Worker cancels if its client leaves (AG-UI,
+ * MCP's 2026-07-28 revision); none for a running turn the request only joined.
+ */
+export function ownTurnId(admitted: Admitted): string {
+  return admitted.kind === 'started' ? admitted.turnId : admitted.kind === 'queued' ? admitted.body.turnId : '';
+}
+
 /** A door's follower, from a point of its turn (or for a turn that waits); none for the socket, whose turns every socket hears. */
 export type MakeFollower = ((from: FollowFrom) => Follower) | undefined;
 

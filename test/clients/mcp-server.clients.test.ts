@@ -16,7 +16,7 @@ const base = inject('workerUrl');
 
 type Progress = (note: { progress: number; message?: string }) => void;
 /** What the tests ask of a client, whichever SDK it comes from. */
-type Door = { listTools(): Promise<{ tools: { name: string }[] }>; callTool(params: { name: string; arguments: Record<string, unknown> }, onprogress?: Progress): Promise<unknown>; close(): Promise<void>; era(): string | undefined };
+type Door = { listTools(): Promise<{ tools: { name: string }[] }>; callTool(params: { name: string; arguments: Record<string, unknown> }, onprogress?: Progress, signal?: AbortSignal): Promise<unknown>; close(): Promise<void>; era(): string | undefined };
 
 const kinds: { label: string; era: string; connect(headers: Record<string, string>): Promise<Door> }[] = [
   {
@@ -25,7 +25,7 @@ const kinds: { label: string; era: string; connect(headers: Record<string, strin
     async connect(headers) {
       const client = new Client({ name: 'mcp-door-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
-      return { listTools: () => client.listTools(), callTool: (params, onprogress) => client.callTool(params, undefined, onprogress ? { onprogress } : {}), close: () => client.close(), era: () => 'legacy' };
+      return { listTools: () => client.listTools(), callTool: (params, onprogress, signal) => client.callTool(params, undefined, { ...(onprogress ? { onprogress } : {}), ...(signal ? { signal } : {}) }), close: () => client.close(), era: () => 'legacy' };
     },
   },
   ...(['legacy', 'auto', 'pinned'] as const).map((mode) => ({
@@ -35,7 +35,7 @@ const kinds: { label: string; era: string; connect(headers: Record<string, strin
       const negotiation = mode === 'legacy' ? {} : { versionNegotiation: { mode: mode === 'auto' ? ('auto' as const) : { pin: '2026-07-28' } } };
       const client = new ClientV2({ name: 'mcp-door-test', version: '2.0.0' }, negotiation);
       await client.connect(new TransportV2(new URL(`${base}/mcp`), { requestInit: { headers } }));
-      return { listTools: () => client.listTools(), callTool: (params, onprogress) => client.callTool(params, onprogress ? { onprogress } : {}), close: () => client.close(), era: () => client.getProtocolEra() };
+      return { listTools: () => client.listTools(), callTool: (params, onprogress, signal) => client.callTool(params, { ...(onprogress ? { onprogress } : {}), ...(signal ? { signal } : {}) }), close: () => client.close(), era: () => client.getProtocolEra() };
     },
   })),
 ];
@@ -78,6 +78,25 @@ describe.each(kinds)('the MCP door, with the SDK’s own client ($label)', (kind
     const done = (await client.callTool({ name: 'answer_tool_call', arguments: { sessionId, toolCallId: pendingToolCalls[0].toolCallId, granted: true } })) as any;
     expect(done.structuredContent).toMatchObject({ stopReason: 'end_turn', pendingToolCalls: [] });
     expect(textOf(done)).toContain('memory_save');
+    await client.close();
+  });
+
+  // The 2026-07-28 revision makes closing a call's stream its cancel; the handshake's revisions send
+  // `notifications/cancelled`, which a stateless server cannot tie to a turn: that turn goes on.
+  it(`${kind.era === 'modern' ? 'cancels the turn of a call it abandons' : 'lets the turn of a call it abandons go on'}`, async () => {
+    const token = await mint({ sub: `mcp-abandon-${tag}-${Date.now()}` });
+    const client = await connect(token);
+    const abandon = new AbortController();
+    const sessionId = `mcp-abandon-${tag}-${Date.now()}`;
+    const call = client.callTool({ name: 'chat', arguments: { message: 'tell me slowly', sessionId, model: 'openai:script/slow' } }, () => abandon.abort(), abandon.signal);
+    await expect(call).rejects.toThrow(/abort/i);
+    const lastTurn = async () => ((await (await fetch(`${base}/sessions/${sessionId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).lastTurn;
+    let turn = await lastTurn();
+    for (let tries = 0; tries < 100 && turn?.status === 'running'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      turn = await lastTurn();
+    }
+    expect(turn.status).toBe(kind.era === 'modern' ? 'cancelled' : 'finished');
     await client.close();
   });
 

@@ -136,6 +136,12 @@ describe('the MCP door’s transport', () => {
     expect(listed.sessions).toEqual([]);
   });
 
+  it('answers a model the deployment does not allow as an error result of chat, and makes no session', async () => {
+    const answered = await (await post(call(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-no-model', model: 'openai:not-allowed' } }))).json<any>();
+    expect(answered.result).toMatchObject({ isError: true, structuredContent: { error: { code: 'model_not_allowed' } } });
+    expect((await fetchWorker('/sessions/mcp-no-model/messages')).status).toBe(404);
+  });
+
   it('runs nothing for a refused call: no session is made', async () => {
     await post(call(1, 'tools/call', { name: 'chat', arguments: { message: 'hi', sessionId: 'mcp-refused' } }), { accept: 'application/json' });
     const messages = await fetchWorker('/sessions/mcp-refused/messages');

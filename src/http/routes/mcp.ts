@@ -7,7 +7,7 @@
  */
 import type { IRequest } from 'itty-router';
 import { sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
-import { readConfig } from '../../config';
+import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -17,10 +17,10 @@ import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import { userObject, type Owner } from '../../users/owner';
 import { authenticate } from '../auth';
-import { serveMcp, type McpTool, type McpToolResult, type Progress } from '../mcp-server';
+import { serveMcp, type McpTool, type McpToolResult, type ToolCall } from '../mcp-server';
 import { sessionStub } from '../session-stub';
 
-export async function handleMcp(request: IRequest, env: Env): Promise<Response> {
+export async function handleMcp(request: IRequest, env: Env, context: ExecutionContext): Promise<Response> {
   const owner = await authenticate(request, env);
   // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE), as the
   // Streamable HTTP transport allows a server to say.
@@ -31,31 +31,34 @@ export async function handleMcp(request: IRequest, env: Env): Promise<Response> 
     name: 'edge-agent-turns',
     version: '0.1.0',
     instructions: 'An agent with sessions: chat in one, list them, read one, answer what a turn waits for.',
-    tools: tools(env, owner),
+    tools: tools(env, owner, context),
   });
 }
+
+/** The model of a turn: one of `MODELS` (docs/configuration.md); the deployment's default without it. */
+const MODEL = z.string().max(256).optional().describe('A model of the deployment\'s MODELS, as provider:model; its default without it.');
 
 /** A tool with its input's type checked against its schema. */
 const tool = <Shape extends z.ZodRawShape>(definition: McpTool<Shape>): McpTool<Shape> => definition;
 
-function tools(env: Env, owner: Owner): McpTool<any>[] {
+function tools(env: Env, owner: Owner, context: ExecutionContext): McpTool<any>[] {
   return [
     tool({
       name: 'chat',
       description: 'Send a message to the agent, in a session of yours (a new one without sessionId). Returns its answer; a turn that waits for a permission or a client result lists those calls.',
-      input: { message: z.string().min(1).max(100_000), sessionId: sessionIdSchema.optional() },
-      run: ({ message, sessionId }, progress) => runTurn(env, owner, sessionId ?? `mcp-${newId('s').slice(2, 18)}`, [{ role: 'user', content: message }], progress),
+      input: { message: z.string().min(1).max(100_000), sessionId: sessionIdSchema.optional(), model: MODEL },
+      run: ({ message, sessionId, model }, call) => runTurn({ env, owner, context }, { sessionId: sessionId ?? `mcp-${newId('s').slice(2, 18)}`, messages: [{ role: 'user', content: message }], model }, call),
     }),
     tool({
       name: 'answer_tool_call',
       description: 'Answer a call a turn waits for: a permission (granted, reason?) or a client tool’s result. The turn goes on, and its answer comes back as chat’s does.',
-      input: { sessionId: sessionIdSchema, toolCallId: z.string(), granted: z.boolean().optional(), reason: z.string().max(2000).optional(), result: z.string().optional() },
-      run: ({ sessionId, toolCallId, granted, reason, result }, progress) => {
+      input: { sessionId: sessionIdSchema, toolCallId: z.string(), granted: z.boolean().optional(), reason: z.string().max(2000).optional(), result: z.string().optional(), model: MODEL },
+      run: ({ sessionId, toolCallId, granted, reason, result, model }, call) => {
         const answer: InputMessage =
           result !== undefined
             ? { role: 'tool', toolCallId, content: result }
             : { role: 'tool_permission', toolCallId, granted: granted ?? false, ...(reason !== undefined ? { reason } : {}) };
-        return runTurn(env, owner, sessionId, [answer], progress);
+        return runTurn({ env, owner, context }, { sessionId, messages: [answer], model }, call);
       },
     }),
     tool({
@@ -80,21 +83,36 @@ function tools(env: Env, owner: Owner): McpTool<any>[] {
   ];
 }
 
-/** A turn of the MCP door: queued behind a running one, told as progress notifications, answered at its end. */
-async function runTurn(env: Env, owner: Owner, sessionId: string, messages: InputMessage[], progress: Progress): Promise<McpToolResult> {
+/**
+ * A turn of the MCP door: queued behind a running one, told as progress notifications, answered at
+ * its end; cancelled if its caller leaves (`call.left`, the 2026-07-28 revision's cancel).
+ */
+async function runTurn(on: { env: Env; owner: Owner; context: ExecutionContext }, turn: { sessionId: string; messages: InputMessage[]; model: string | undefined }, call: ToolCall): Promise<McpToolResult> {
+  const { env, owner, context } = on;
+  const { sessionId, messages } = turn;
   try {
+    const model = pickModel(readConfig(env), turn.model);
     const today = await admit(env, owner, { callsModel: true });
     const request: TurnRequest = { messages, stream: 'none', ifBusy: 'enqueue' };
-    const started = await sessionStub(env, owner, sessionId).startEventsRun({ sessionId, request, model: readConfig(env).defaultModel, ...(today ? { today } : {}) });
+    const stub = sessionStub(env, owner, sessionId);
+    const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
     if (!started.ok) return failure(started.body.error.message, started.body.error.code);
+    // Kept alive past the request, which the leaving ends. A turn that stopped meanwhile answers 409.
+    const cancel = () => context.waitUntil(stub.cancelTurn(started.turnId).catch(() => {}));
+    if (call.left?.aborted) cancel();
+    else call.left?.addEventListener('abort', cancel, { once: true });
     const encoder = createMcpChatEncoder(sessionId);
     let answer: McpToolResult | undefined;
-    // Read to its end, never left half read: the stream comes from the session's object.
-    for await (const event of eventLines(started.body)) {
-      for (const item of encoder.encode(event)) {
-        if (item.kind === 'result') answer = { content: [{ type: 'text', text: item.text }], structuredContent: item.structured, ...(item.isError ? { isError: true } : {}) };
-        else progress(item.message);
+    try {
+      // Read to its end, never left half read: the stream comes from the session's object.
+      for await (const event of eventLines(started.body)) {
+        for (const item of encoder.encode(event)) {
+          if (item.kind === 'result') answer = { content: [{ type: 'text', text: item.text }], structuredContent: item.structured, ...(item.isError ? { isError: true } : {}) };
+          else call.progress(item.message);
+        }
       }
+    } finally {
+      call.left?.removeEventListener('abort', cancel);
     }
     return answer ?? failure('The turn ended without its last event.');
   } catch (error) {

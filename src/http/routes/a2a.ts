@@ -104,9 +104,7 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
     const started = await stub.startTurn({ sessionId, request, model, background: true, ...(today ? { today } : {}) });
     if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
     if (started.kind !== 'accepted') throw new RpcError(INVALID_PARAMS, 'The turn did not start.');
-    const { turnId, status } = started.body;
-    const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
-    return { id: `${turnId}:${sessionId}`, contextId: sessionId, status: { state, timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+    return unfinishedTask(`${started.body.turnId}:${sessionId}`, sessionId, started.body.status === 'queued');
   }
   const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
   if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
@@ -166,12 +164,14 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const view = await stub.getTurn(ref.turnId);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   const { status } = view.turn;
-  if (status === 'queued' || status === 'running') {
-    const state = status === 'queued' ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
-    return { id: ref.taskId, contextId: ref.sessionId, status: { state, timestamp: new Date().toISOString() }, artifacts: [], history: [] };
-  }
+  if (status === 'queued' || status === 'running') return unfinishedTask(ref.taskId, ref.sessionId, status === 'queued');
   // An ended turn: its event log, read again through the encoder.
   return follow(env, owner, ref, undefined);
+}
+
+/** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */
+function unfinishedTask(taskId: string, contextId: string, queued: boolean): A2aTask {
+  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
 }
 
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {

@@ -1,17 +1,18 @@
 /**
  * Who is asking. `Authorization: Bearer <JWT>`, HS256 against the secret `AUTH_SECRET` (at least
- * `MIN_SECRET_BYTES`), verified by `jose`: signature, `nbf`, and `exp` and `sub`, which a token must
- * have (a token that never expires cannot be taken back). `sub` is the user id. With no secret
+ * `MIN_SECRET_BYTES`), its signature verified by `jose`, its claims by `token-claims.ts`: `nbf`, and
+ * `exp` and `sub`, which a token must have (a token that never expires cannot be taken back). `sub` is the user id. With no secret
  * configured, the deployment serves one local user, and only to requests to a loopback host from a
  * local peer (`wrangler dev`). Where the user's objects live: the token's `jurisdiction` claim, or the
  * deployment's `DATA_JURISDICTION` (docs/users.md).
  */
-import { errors, jwtVerify } from 'jose';
+import { compactVerify } from 'jose';
 import type { IRequest } from 'itty-router';
 import { readConfig } from '../config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { Owner } from '../users/owner';
+import { checkClaims, invalid, type ClaimsRefusal } from './token-claims';
 import { JURISDICTIONS, type Jurisdiction } from '../users/prices';
 
 export const LOCAL_USER = 'local';
@@ -72,25 +73,15 @@ export async function verifyToken(token: string | undefined, request: Request, e
     );
   }
   if (!token) throw unauthorized('unauthorized', 'Send "Authorization: Bearer <token>" with a JWT signed by this deployment (HS256).');
+  let payload: Uint8Array;
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
-    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) {
-      throw unauthorized('unauthorized', 'The token has no "sub" claim naming the user.');
-    }
-    return placed({ userId: payload.sub, ...(payload.exp !== undefined ? { expiresAt: payload.exp * 1000 } : {}) }, payload.jurisdiction, env);
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (error instanceof errors.JWTExpired) throw unauthorized('token_expired', 'The token has expired; get a new one.');
-    if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') {
-      throw unauthorized('token_not_yet_valid', 'The token is not valid yet (its "nbf" is in the future).');
-    }
-    if (error instanceof errors.JWTClaimValidationFailed && (error.claim === 'exp' || error.claim === 'sub')) {
-      if (error.claim === 'exp' && error.reason === 'invalid') throw unauthorized('unauthorized', 'The token\'s "exp" claim is not a number (seconds since the epoch).');
-      const why = error.claim === 'exp' ? 'no "exp" claim: tokens must expire' : 'no "sub" claim naming the user';
-      throw unauthorized('unauthorized', `The token has ${why}.`);
-    }
-    throw unauthorized('unauthorized', 'The token is not valid: it must be a JWT signed with HS256 by this deployment.');
+    ({ payload } = await compactVerify(token, key, { algorithms: ['HS256'] }));
+  } catch {
+    throw refused(invalid());
   }
+  const claims = checkClaims(payload, Math.floor(Date.now() / 1000));
+  if ('code' in claims) throw refused(claims);
+  return placed({ userId: claims.sub, expiresAt: claims.exp * 1000 }, claims.jurisdiction, env);
 }
 
 /** The identity with the jurisdiction its objects live in: the token's claim, else the deployment's default. */
@@ -114,6 +105,10 @@ export function isLoopback(hostname: string): boolean {
     /^127(\.\d{1,3}){3}$/.test(hostname) ||
     /^::ffff:127(\.\d{1,3}){3}$/i.test(hostname)
   );
+}
+
+function refused(refusal: ClaimsRefusal): ApiError {
+  return unauthorized(refusal.code, refusal.message);
 }
 
 function unauthorized(code: string, message: string): ApiError {

@@ -18,7 +18,8 @@ export function agentCard(request: IRequest, env: Env): Response {
     description: 'An agent with sessions, tools and permissions. A task is one turn; the context is the session.',
     version: '0.1.0',
     capabilities: { streaming: true, pushNotifications: false },
-    defaultInputModes: ['text/plain', 'application/json'],
+    // Images come as file parts (docs/a2a.md); JSON as data parts, which answer the calls a task waits for.
+    defaultInputModes: ['text/plain', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [{ id: 'chat', name: 'Chat', description: `A turn of the agent (model ${readConfig(env).defaultModel}), with its tools; a permission or a client tool's result is asked for with input-required.`, tags: ['chat', 'tools'], examples: ['calculate (2+3)*4'] }],
   };

@@ -103,6 +103,16 @@ describe('the A2A door, with the SDK’s own client', () => {
     expect(replayed.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
   });
 
+  it('sends an image as a file part, as the SDK writes one, and the turn takes it', async () => {
+    const token = await mint({ sub: `a2a-image-${Date.now()}` });
+    const client = await clientFor(token);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const task = stateOf(await client.sendMessage({ message: message([text('what is this?'), { raw: png, mediaType: 'image/png', filename: 'dot.png' }]) } as any));
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const stored = (await (await fetch(`${base}/sessions/${task.contextId}/messages`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+    expect(stored.messages[0].content).toEqual([{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data: png }]);
+  });
+
   it('refuses a request without a token, and another user’s task', async () => {
     const refused = await fetch(`${base}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) });
     expect(refused.status).toBe(401);

@@ -6,7 +6,7 @@
  * own v0.3 client against the same door.
  */
 import { describe, expect, it } from 'vitest';
-import { fetchWorker, newSessionId, readSse, session } from '../helpers/api';
+import { fetchWorker, history, newSessionId, readSse, session } from '../helpers/api';
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -111,6 +111,35 @@ describe('A2A v0.3’s methods, in its own words', () => {
     const v1 = await call('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'calculate 4*4' }] }, configuration: { returnImmediately: true } }, { 'a2a-version': '1.0' });
     expect(v1.result.task).toMatchObject({ status: { state: 'TASK_STATE_WORKING' }, artifacts: [] });
     expect(await settled(v1.result.task.id)).toMatchObject({ status: { state: 'completed' } });
+  });
+});
+
+describe('images, as file parts of either version', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+  it('takes v1.0’s raw and url parts and v0.3’s file parts, in their order, as the user message’s blocks', async () => {
+    const v1 = newSessionId('a2a-image');
+    const sent = await call('SendMessage', { message: { contextId: v1, parts: [{ text: 'what is this?' }, { raw: PNG, mediaType: 'image/png', filename: 'dot.png' }, { url: 'https://example.com/cat.jpg', mediaType: 'image/jpeg' }] } }, { 'a2a-version': '1.0' });
+    expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await history(v1))[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data: PNG }, { type: 'image', url: 'https://example.com/cat.jpg' }] });
+    const v03 = newSessionId('a2a-image');
+    await call('message/send', { message: { ...v03Message('and this?', { contextId: v03 }), parts: [{ kind: 'file', file: { bytes: PNG, mimeType: 'image/png', name: 'dot.png' } }, { kind: 'text', text: 'and this?' }] } });
+    expect((await history(v03))[0]).toEqual({ role: 'user', content: [{ type: 'image', mimeType: 'image/png', data: PNG }, { type: 'text', text: 'and this?' }] });
+  });
+
+  it('refuses a file that is no image, or brings neither bytes nor an http(s) URL, and makes no session', async () => {
+    const contextId = newSessionId('a2a-file');
+    const refusals = [
+      [{ raw: 'JVBERi0=', mediaType: 'application/pdf', filename: 'report.pdf' }, /"report\.pdf" is not one/],
+      [{ kind: 'file', file: { bytes: PNG } }, /with its media type/],
+      [{ kind: 'file', file: { uri: 'ftp://example.com/a.png', mimeType: 'image/png' } }, /bytes \(base64\) or an http\(s\) URL/],
+      [{ url: 'https://example.com/a.png' }, /with its media type/],
+    ] as const;
+    for (const [part, message] of refusals) {
+      const refused = await call('message/send', { message: { kind: 'message', messageId: 'm', role: 'user', contextId, parts: [{ kind: 'text', text: 'look' }, part] } });
+      expect(refused.error, JSON.stringify(part)).toMatchObject({ code: -32602, message: expect.stringMatching(message) });
+    }
+    expect((await session(contextId)).status).toBe(404);
   });
 });
 

@@ -11,7 +11,7 @@ import type { IRequest } from 'itty-router';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
-import { clientToolSchema, sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
+import { clientToolSchema, sessionIdSchema, type TurnRequest } from '../../api/turn-request';
 import { defaultTools } from '../../tools/default-tools';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
@@ -25,19 +25,15 @@ import { v03StreamItem, v03Task } from '../../protocol/a2a-v03';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
+import { messagesOf, partSchema } from '../a2a-parts';
 import { operationOf, type A2aVersion } from '../a2a-versions';
 import { authenticate } from '../auth';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 
-const partSchema = z.union([z.looseObject({ text: z.string() }), z.looseObject({ data: z.record(z.string(), z.unknown()) })]);
 const messageSchema = z.looseObject({ messageId: z.string().optional(), contextId: z.string().optional(), taskId: z.string().optional(), role: z.string().optional(), parts: z.array(partSchema).min(1) });
 /** JSON-RPC's request, with the id A2A's clients may leave out or send as null (answered with null). */
 const rpcSchema = rpcRequestSchema.extend({ id: z.union([z.string(), z.number(), z.null()]).optional() });
-const answerSchema = z.union([
-  z.object({ toolCallId: z.string(), granted: z.boolean(), reason: z.string().max(2000).optional() }),
-  z.object({ toolCallId: z.string(), result: z.unknown() }),
-]);
 
 /** A2A's own JSON-RPC error codes. */
 const TASK_NOT_FOUND = -32001;
@@ -121,22 +117,13 @@ function immediately(params: Record<string, unknown>, version: A2aVersion): bool
 /** The turn a message asks for, checked before anything runs: its session, its messages, its model and tools. */
 function readSend(env: Env, params: Record<string, unknown>): { sessionId: string; request: TurnRequest; model: string } {
   const message = messageSchema.safeParse(params.message);
-  if (!message.success) throw new RpcError(INVALID_PARAMS, 'params.message must be a message with at least one text or data part.');
+  if (!message.success) throw new RpcError(INVALID_PARAMS, 'params.message must be a message with at least one part: text, an image file, or data.');
   const { contextId, taskId, parts } = message.data;
   // The context is the session: a context id the turns API could not name would make a session no other door reaches.
   const context = contextId === undefined ? undefined : sessionIdSchema.safeParse(contextId);
   if (context?.error) throw new RpcError(INVALID_PARAMS, `params.message.contextId is not a session id. ${context.error.issues[0]?.message}`);
   const sessionId = (taskId ? parseTask(taskId).sessionId : undefined) ?? contextId ?? `a2a-${newId('s').slice(2, 18)}`;
-  const messages: InputMessage[] = [];
-  const text = parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');
-  if (text) messages.push({ role: 'user', content: text });
-  for (const part of parts) {
-    if (!('data' in part)) continue;
-    const answer = answerSchema.safeParse(part.data);
-    if (!answer.success) throw new RpcError(INVALID_PARAMS, 'A data part answers a call: {"toolCallId", "granted", "reason"?} or {"toolCallId", "result"}.');
-    const value = answer.data;
-    messages.push('granted' in value ? { role: 'tool_permission', toolCallId: value.toolCallId, granted: value.granted, ...(value.reason ? { reason: value.reason } : {}) } : { role: 'tool', toolCallId: value.toolCallId, content: typeof value.result === 'string' ? value.result : JSON.stringify(value.result) });
-  }
+  const messages = messagesOf(parts);
   // A model of MODELS may be asked for in the request's metadata (or the message's): `{"model": "provider:model"}`.
   const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
   const model = pickModel(readConfig(env), typeof metadata.model === 'string' ? metadata.model : undefined);

@@ -88,8 +88,8 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
 type Emit = (item: A2aStreamItem) => void;
 
 /**
- * A message: its text a user message, its data parts answers to the calls the task waits for; the
- * turn runs (queued behind another). `immediately`: the task is answered as it starts, not as it
+ * A message: its text and images a user message, its data parts answers to the calls the task waits
+ * for (`a2a-parts.ts`); the turn runs (queued behind another). `immediately`: the task is answered as it starts, not as it
  * stops, and the turn runs without a client, as a background turn does (docs/background.md).
  */
 async function send(env: Env, owner: Owner, params: Record<string, unknown>, emit: Emit | undefined, immediately: boolean): Promise<A2aTask> {

@@ -55,9 +55,8 @@ function answerOf(data: Record<string, unknown>): InputMessage {
 
 function imageOf(part: Exclude<Part, { text: string } | { data: Record<string, unknown> }>): ImageBlock {
   const file = 'file' in part ? { bytes: part.file.bytes, url: part.file.uri, type: part.file.mimeType, name: part.file.name } : { bytes: 'raw' in part ? part.raw : undefined, url: 'url' in part ? part.url : undefined, type: part.mediaType, name: part.filename };
-  if (file.type === undefined || !/^image\/[\w.+-]+$/.test(file.type)) {
-    throw invalid(`A file part is taken as an image, with its media type (image/png, image/jpeg, …): ${quoted(file.name ?? file.type ?? 'this one')} is not one.`);
-  }
+  if (file.type === undefined) throw invalid('A file part is taken as an image, and names its media type (image/png, image/jpeg, …).');
+  if (!/^image\/[\w.+-]+$/.test(file.type)) throw invalid(`A file part is taken as an image: ${quoted(file.name ?? file.type)} is ${quoted(file.type)}.`);
   if (file.bytes) return { type: 'image', mimeType: file.type, data: file.bytes };
   if (file.url && /^https?:\/\//i.test(file.url)) return { type: 'image', url: file.url };
   throw invalid('A file part brings its bytes (base64) or an http(s) URL.');

@@ -1,10 +1,10 @@
 /**
  * Who is asking. `Authorization: Bearer <JWT>`, HS256 against the secret `AUTH_SECRET` (at least
  * `MIN_SECRET_BYTES`), its signature verified by `jose`, its claims by `token-claims.ts`: `nbf`, and
- * `exp` and `sub`, which a token must have (a token that never expires cannot be taken back). `sub` is the user id. With no secret
- * configured, the deployment serves one local user, and only to requests to a loopback host from a
- * local peer (`wrangler dev`). Where the user's objects live: the token's `jurisdiction` claim, or the
- * deployment's `DATA_JURISDICTION` (docs/users.md).
+ * `exp` and `sub`, which a token must have (a token that never expires cannot be taken back). `sub`
+ * is the user id. With no secret configured, the deployment serves one local user, and only to
+ * requests to a loopback host from a local peer (`wrangler dev`). Where the user's objects live:
+ * the token's `jurisdiction` claim, or the deployment's `DATA_JURISDICTION` (docs/users.md).
  */
 import { compactVerify } from 'jose';
 import type { IRequest } from 'itty-router';

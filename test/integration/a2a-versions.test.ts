@@ -130,10 +130,10 @@ describe('images, as file parts of either version', () => {
   it('refuses a file that is no image, or brings neither bytes nor an http(s) URL, and makes no session', async () => {
     const contextId = newSessionId('a2a-file');
     const refusals = [
-      [{ raw: 'JVBERi0=', mediaType: 'application/pdf', filename: 'report.pdf' }, /"report\.pdf" is not one/],
-      [{ kind: 'file', file: { bytes: PNG } }, /with its media type/],
+      [{ raw: 'JVBERi0=', mediaType: 'application/pdf', filename: 'report.pdf' }, /taken as an image: "report\.pdf" is "application\/pdf"\./],
+      [{ kind: 'file', file: { bytes: PNG } }, /names its media type/],
       [{ kind: 'file', file: { uri: 'ftp://example.com/a.png', mimeType: 'image/png' } }, /bytes \(base64\) or an http\(s\) URL/],
-      [{ url: 'https://example.com/a.png' }, /with its media type/],
+      [{ url: 'https://example.com/a.png' }, /names its media type/],
     ] as const;
     for (const [part, message] of refusals) {
       const refused = await call('message/send', { message: { kind: 'message', messageId: 'm', role: 'user', contextId, parts: [{ kind: 'text', text: 'look' }, part] } });

@@ -2,8 +2,8 @@
  * The A2A door in both versions (docs/a2a.md, "Both versions"): the card each version's reader gets,
  * A2A v0.3's methods and JSON shapes as its clients read them (`kind`, lowercase states, a `final`
  * status), `A2A-Version` and the methods of the other version refused, push notifications refused,
- * and a send that asks for its task at once. Test/clients/a2a-agent.clients.test.ts runs the SDK's
- * own v0.3 client against the same door.
+ * and a send that asks for its task at once. The SDK's own v0.3 client runs against the same door in
+ * test/clients/a2a-agent.clients.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { fetchWorker, history, newSessionId, readSse, session } from '../helpers/api';

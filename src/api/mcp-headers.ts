@@ -5,6 +5,7 @@
  * (docs/mcp.md). What the door and the session's MCP client share of it: the version, the `_meta`
  * keys, the header values' encoding, and the error codes the revision adds.
  */
+import { base64ToBytes, bytesToBase64 } from '../lib/base64';
 
 /** The revision without a handshake; the handshake's revisions are `MCP_PROTOCOL_VERSIONS`. */
 export const MODERN_MCP_PROTOCOL_VERSION = '2026-07-28';
@@ -26,9 +27,7 @@ const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;
 /** A value as a header carries it: as it is if it can be, else its UTF-8 in base64 inside `=?base64?…?=`. */
 export function headerValue(text: string): string {
   if (PLAIN.test(text) && !SENTINEL.test(text)) return text;
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
+  return `=?base64?${bytesToBase64(new TextEncoder().encode(text))}?=`;
 }
 
 /** A header's value read back: the sentinel decoded, or undefined where it is not base64 of UTF-8. */
@@ -36,7 +35,7 @@ export function readHeaderValue(value: string): string | undefined {
   const encoded = SENTINEL.exec(value)?.[1];
   if (encoded === undefined) return value;
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)));
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(base64ToBytes(encoded));
   } catch {
     return undefined;
   }

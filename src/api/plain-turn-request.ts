@@ -14,7 +14,6 @@ const REQUEST_KEYS = new Set(['messages', 'stream', 'model', 'ifBusy']);
 const STREAM_MODES: ReadonlySet<unknown> = new Set(streamModeSchema.options);
 const IF_BUSY: ReadonlySet<unknown> = new Set(ifBusySchema.options);
 
-
 /** The request as the schema would parse it, if it is a plain one; undefined for any other. */
 export function plainTurnRequest(json: unknown): TurnRequest | undefined {
   if (!isRecord(json)) return undefined;

@@ -8,6 +8,7 @@
 import type { IRequest } from 'itty-router';
 import { readConfig } from '../config';
 import type { Env } from '../env';
+import { IMAGE_TYPES } from '../providers/image-types';
 import { namedVersion } from './a2a-versions';
 
 export function agentCard(request: IRequest, env: Env): Response {
@@ -19,7 +20,7 @@ export function agentCard(request: IRequest, env: Env): Response {
     version: '0.1.0',
     capabilities: { streaming: true, pushNotifications: false },
     // Images come as file parts (docs/a2a.md); JSON as data parts, which answer the calls a task waits for.
-    defaultInputModes: ['text/plain', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+    defaultInputModes: ['text/plain', 'application/json', ...IMAGE_TYPES],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [{ id: 'chat', name: 'Chat', description: `A turn of the agent (model ${readConfig(env).defaultModel}), with its tools; a permission or a client tool's result is asked for with input-required.`, tags: ['chat', 'tools'], examples: ['calculate (2+3)*4'] }],
   };

@@ -7,20 +7,18 @@
  * cost the upload 1.5 KiB gzip (bench/PROFILE.md, "Cold start"); a property test holds the two to
  * the same decisions (test/unit/token-claims.test.ts).
  */
+import { isRecord } from '../lib/is-record';
+import { parseJson } from '../lib/parse-json';
+
 export type Claims = { sub: string; exp: number; jurisdiction?: unknown };
 
 /** Why a token's claims are refused: the code and message of its 401. */
 export type ClaimsRefusal = { code: 'unauthorized' | 'token_expired' | 'token_not_yet_valid'; message: string };
 
 export function checkClaims(payload: Uint8Array, nowSeconds: number): Claims | ClaimsRefusal {
-  let claims: unknown;
-  try {
-    claims = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    claims = undefined;
-  }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return invalid();
-  const { exp, nbf, iat, sub } = claims as Record<string, unknown>;
+  const claims = parseJson(new TextDecoder().decode(payload));
+  if (!isRecord(claims)) return invalid();
+  const { exp, nbf, iat, sub } = claims;
   // In the order jose's `jwtVerify` checks them: the claims that must be there, then the times.
   if (exp === undefined) return { code: 'unauthorized', message: 'The token has no "exp" claim: tokens must expire.' };
   if (sub === undefined) return noSub();
@@ -29,7 +27,7 @@ export function checkClaims(payload: Uint8Array, nowSeconds: number): Claims | C
   if (typeof exp !== 'number') return { code: 'unauthorized', message: 'The token\'s "exp" claim is not a number (seconds since the epoch).' };
   if (exp <= nowSeconds) return { code: 'token_expired', message: 'The token has expired; get a new one.' };
   if (typeof sub !== 'string' || sub === '' || sub.length > 256) return noSub();
-  const { jurisdiction } = claims as { jurisdiction?: unknown };
+  const { jurisdiction } = claims;
   return { sub, exp, ...(jurisdiction !== undefined ? { jurisdiction } : {}) };
 }
 

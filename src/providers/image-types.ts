@@ -5,7 +5,8 @@
  * an image of another type is sent as a line of text that says it was left out: the model can tell
  * the user, and the session's later calls go through.
  */
-const TAKEN = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+const TAKEN: ReadonlySet<string> = new Set(IMAGE_TYPES);
 
 /** The type as the APIs spell it (`image/jpg` is a common slip for `image/jpeg`), or undefined when they do not take it. */
 export function takenImageType(mimeType: string): string | undefined {

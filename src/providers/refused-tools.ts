@@ -19,6 +19,12 @@ export function refusedToolName(detail: string, sent: readonly string[]): string
   return undefined;
 }
 
+/** What a refusal teaches of the tools: `refusedTools` with the one it names added; undefined when it names none. */
+export function withRefusedTool(known: readonly string[] | undefined, detail: string, sent: readonly string[]): { refusedTools: string[] } | undefined {
+  const tool = refusedToolName(detail, sent);
+  return tool === undefined ? undefined : { refusedTools: [...(known ?? []), tool] };
+}
+
 /** The tools a call offers, less those the server refused (logged, since the model cannot call them). */
 export function withoutRefused<T extends { name: string }>(tools: T[], refused: readonly string[] | undefined): T[] {
   if (!refused?.length) return tools;

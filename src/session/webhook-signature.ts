@@ -5,17 +5,16 @@
  * SHA-256 and base64 were 12 KB of the Worker's upload (bench/PROFILE.md); the tests check every
  * delivery with that package's published verifier.
  */
+import { base64ToBytes, bytesToBase64 } from '../lib/base64';
 
 export type Signer = (id: string, seconds: number, body: string) => Promise<string>;
 
 export async function webhookSigner(secret: string): Promise<Signer> {
-  const raw = Uint8Array.from(atob(secret.replace(/^whsec_/, '')), (char) => char.charCodeAt(0));
+  const raw = base64ToBytes(secret.replace(/^whsec_/, ''));
   const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const encoder = new TextEncoder();
   return async (id, seconds, body) => {
-    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(`${id}.${seconds}.${body}`)));
-    let binary = '';
-    for (const byte of mac) binary += String.fromCharCode(byte);
-    return `v1,${btoa(binary)}`;
+    const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`${id}.${seconds}.${body}`));
+    return `v1,${bytesToBase64(new Uint8Array(mac))}`;
   };
 }

@@ -50,8 +50,3 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-export function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let index = 0; index < bytes.length; index += 0x8000) binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  return btoa(binary);
-}

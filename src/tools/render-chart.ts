@@ -3,7 +3,8 @@
  * for models that take no images). Trusted: it reads and writes nothing.
  */
 import * as z from '../lib/zod';
-import { base64, encodePng } from './png';
+import { bytesToBase64 } from '../lib/base64';
+import { encodePng } from './png';
 import type { ServerTool } from './types';
 
 const inputSchema = z.strictObject({
@@ -27,7 +28,7 @@ export const renderChartTool: ServerTool<z.infer<typeof inputSchema>> = {
     const label = `A bar chart of ${values.length} value${values.length === 1 ? '' : 's'}${title ? ` (${title})` : ''}, from ${Math.min(...values)} to ${Math.max(...values)}.`;
     return [
       { type: 'text', text: label },
-      { type: 'image', mimeType: 'image/png', data: base64(png) },
+      { type: 'image', mimeType: 'image/png', data: bytesToBase64(png) },
     ];
   },
 };

@@ -15,7 +15,7 @@
  * The call a refusal answered is sent again with what it taught.
  */
 import { BoundedMap } from '../../lib/bounded-map';
-import { refusedToolName } from '../refused-tools';
+import { withRefusedTool } from '../refused-tools';
 
 export type ServerKnowledge = { outputLimit?: number; refusedTools?: string[]; thinking?: 'adaptive' | 'off'; noToolChoice?: boolean };
 
@@ -37,7 +37,7 @@ export type SentCall = { maxTokens: number; tools: string[]; thinking?: string; 
  * teaches nothing.
  */
 export function learnFromRefusal(server: string, before: ServerKnowledge, sent: SentCall, detail: string): ServerKnowledge | undefined {
-  const taught = outputLimit(sent, detail) ?? refusedTool(before, sent, detail) ?? thinkingTaken(sent, detail) ?? (sent.toolChoice && /tool_choice/.test(detail) ? { noToolChoice: true } : undefined);
+  const taught = outputLimit(sent, detail) ?? withRefusedTool(before.refusedTools, detail, sent.tools) ?? thinkingTaken(sent, detail) ?? (sent.toolChoice && /tool_choice/.test(detail) ? { noToolChoice: true } : undefined);
   if (!taught) return undefined;
   const learnt = { ...before, ...taught };
   known.set(server, learnt);
@@ -47,11 +47,6 @@ export function learnFromRefusal(server: string, before: ServerKnowledge, sent: 
 function outputLimit(sent: SentCall, detail: string): ServerKnowledge | undefined {
   const limit = Number(OUTPUT_LIMIT.exec(detail)?.[1]);
   return limit > 0 && limit < sent.maxTokens ? { outputLimit: limit } : undefined;
-}
-
-function refusedTool(before: ServerKnowledge, sent: SentCall, detail: string): ServerKnowledge | undefined {
-  const tool = refusedToolName(detail, sent.tools);
-  return tool === undefined ? undefined : { refusedTools: [...(before.refusedTools ?? []), tool] };
 }
 
 /** Adaptive thinking for a model that refuses a budget; none for one that does not think. */

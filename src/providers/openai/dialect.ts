@@ -48,7 +48,7 @@
  * it for the isolate's life (`openai-provider.ts`). A server that never asks never sees either.
  */
 import { BoundedMap } from '../../lib/bounded-map';
-import { refusedToolName } from '../refused-tools';
+import { withRefusedTool } from '../refused-tools';
 
 export type ChatDialect = {
   reasoningBack?: boolean;
@@ -104,7 +104,7 @@ const UNKNOWN_SCHEMA_KEY = /Unknown name \\?"([A-Za-z_$][\w$]*)\\?" at '?tools\[
  * nothing new. `sentTools`: the names of the tools the refused call offered, as it offered them.
  */
 export function learnFrom(server: string, refused: ChatDialect, detail: string, sentTools: readonly string[] = []): ChatDialect | undefined {
-  const asked = namedLimit(refused, detail) ?? unknownKeys(refused, detail) ?? refusedTool(refused, detail, sentTools) ?? demanded(refused, detail);
+  const asked = namedLimit(refused, detail) ?? unknownKeys(refused, detail) ?? withRefusedTool(refused.refusedTools, detail, sentTools) ?? demanded(refused, detail);
   if (!asked) return undefined;
   const dialect = { ...dialectOf(server), ...refused, ...asked };
   dialects.set(server, dialect);
@@ -125,12 +125,6 @@ function unknownKeys(refused: ChatDialect, detail: string): ChatDialect | undefi
   const known = new Set(refused.unknownSchemaKeys);
   const unknown = [...new Set([...detail.matchAll(UNKNOWN_SCHEMA_KEY)].map((match) => match[1]!))].filter((key) => !known.has(key));
   return unknown.length > 0 ? { unknownSchemaKeys: [...known, ...unknown] } : undefined;
-}
-
-/** A tool whose schema the refusal says the server does not take (`refused-tools.ts`). */
-function refusedTool(refused: ChatDialect, detail: string, sentTools: readonly string[]): ChatDialect | undefined {
-  const tool = refusedToolName(detail, sentTools);
-  return tool === undefined ? undefined : { refusedTools: [...(refused.refusedTools ?? []), tool] };
 }
 
 /** A demand the refusal makes (`DEMANDS`) that the refused call did not meet. */

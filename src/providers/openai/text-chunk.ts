@@ -5,11 +5,11 @@
  * the definition: what this accepts is a subset of what the schema accepts, with the same result
  * (a property test holds it to that).
  */
+import { isRecord } from '../../lib/is-record';
 import type { ChatChunk } from './chunk-schema';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const absent = (value: unknown) => value === undefined || value === null;
 const isText = (value: unknown) => value === undefined || value === null || typeof value === 'string';
 
@@ -18,13 +18,13 @@ const QUIET_DELTA_KEYS = ['refusal', 'reasoning_content', 'reasoning', 'tool_cal
 
 /** The chunk as the schema would parse it, if it is a plain text chunk; undefined for any other. */
 export function textChunk(json: unknown): ChatChunk | undefined {
-  if (!isObject(json) || !absent(json.usage) || !absent(json.error)) return undefined;
+  if (!isRecord(json) || !absent(json.usage) || !absent(json.error)) return undefined;
   const choices = json.choices;
   if (!Array.isArray(choices) || choices.length !== 1) return undefined;
   const choice = choices[0];
-  if (!isObject(choice) || !isText(choice.finish_reason)) return undefined;
+  if (!isRecord(choice) || !isText(choice.finish_reason)) return undefined;
   const delta = choice.delta;
-  if (!isObject(delta) || typeof delta.content !== 'string') return undefined;
+  if (!isRecord(delta) || typeof delta.content !== 'string') return undefined;
   for (const key of QUIET_DELTA_KEYS) if (!absent(delta[key])) return undefined;
   // What the schema gives: the known keys it saw, unknown ones dropped.
   const parsedDelta: Json = { content: delta.content };

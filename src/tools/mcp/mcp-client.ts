@@ -43,8 +43,10 @@ type Era = 'modern' | 'legacy' | 'sse';
 /** Each server's era as it answered, by URL: a modern server then costs no round trip to connect, a legacy one no probe. */
 const eras = new BoundedMap<string, Era>(64);
 
-/** What a tool call sends beside its name and arguments: its `Mcp-Param-*` headers (modern servers). */
-export type CallOptions = { signal: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> };
+/** A request's deadline, the caller's signal, and for a tool call its `Mcp-Param-*` headers (modern servers). */
+type RequestOptions = { signal?: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> };
+/** What a tool call sends beside its name and arguments. */
+export type CallOptions = RequestOptions & { signal: AbortSignal };
 
 export class McpClient {
   private era: Era = 'legacy';
@@ -169,7 +171,7 @@ export class McpClient {
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
-    options: { signal?: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> },
+    options: RequestOptions,
     toolName?: string,
   ): Promise<z.infer<Schema>> {
     // (The handshake itself is how a new connection begins: it does not wait for one.)
@@ -197,7 +199,7 @@ export class McpClient {
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
-    options: { signal?: AbortSignal; timeoutMs: number; paramHeaders?: Record<string, string> },
+    options: RequestOptions,
     toolName: string | undefined,
   ): Promise<z.infer<Schema>> {
     const id = this.nextId++;

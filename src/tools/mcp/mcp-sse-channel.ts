@@ -7,7 +7,8 @@
  */
 import { rpcResponseSchema, type RpcResponse } from '../../api/json-rpc';
 import { releaseResponse } from '../../lib/release-body';
-import { parseJson, sseEvents } from './mcp-wire';
+import { parseJson } from '../../lib/parse-json';
+import { sseEvents } from './mcp-wire';
 
 type Waiter = { resolve: (response: RpcResponse) => void; reject: (error: Error) => void };
 

@@ -4,6 +4,7 @@
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { rpcResponseSchema, type RpcResponse } from '../../api/json-rpc';
+import { parseJson } from '../../lib/parse-json';
 import { releaseBody, releaseResponse } from '../../lib/release-body';
 
 /** What `within` throws when the caller's signal or the deadline ended the work. */
@@ -86,14 +87,5 @@ async function responseInStream(body: ReadableStream<Uint8Array>, id: number): P
   } finally {
     if (found) releaseBody(events);
     else void events.cancel().catch(() => undefined);
-  }
-}
-
-/** JSON, or undefined for text that is not (an event that is not a message of ours). */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

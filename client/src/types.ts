@@ -167,6 +167,23 @@ export type ExportLine =
 /** A turn's state (`GET .../turns/{turnId}`); once ended, what a JSON turn answers. */
 export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' };
 
+/** One turn of a session's list (`turns.list`): its state and times, not what it said (`turns.get` has that). */
+export type TurnSummary = {
+  turnId: string;
+  status: TurnView['status'];
+  model: string;
+  /** Absent while it waits in the queue. */
+  startedAt?: string;
+  endedAt?: string;
+  stopReason?: StopReason;
+  /** The code of the error it ended with, if any. */
+  errorCode?: string;
+  /** Its place in the queue, from 1, while it waits. */
+  position?: number;
+};
+/** A page of a session's turns, newest first; `next` is the cursor of the next page, absent on the last. */
+export type TurnsPage = { turns: TurnSummary[]; next?: string };
+
 /** A webhook delivery of the session, with each attempt (`status`: the receiver's answer). */
 export type Delivery = {
   webhookId: string;

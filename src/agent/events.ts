@@ -142,6 +142,8 @@ export type AgentEvent =
       type: 'turn-stop';
       turnId: string;
       stopReason: StopReason;
+      /** When the turn stopped (epoch ms); a log stored before it was kept has none. */
+      at: number;
       /** Summed over the turn's model calls; `modelCalls` has each call's own. */
       usage: Usage;
       modelCalls: ModelCallUsage[];

@@ -74,7 +74,7 @@ class Turn {
       outcome = this.stop('error', { code: 'internal_error', message: 'The server failed during the turn.' });
     }
     if (outcome.stopReason === 'error') this.closeOpenCalls();
-    this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, calibration: this.context.calibration, ...(this.earlierParts.dropped && { earlierPartsLeftOut: true }) });
+    this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, at: this.deps.now(), calibration: this.context.calibration, ...(this.earlierParts.dropped && { earlierPartsLeftOut: true }) });
     return outcome;
   }
 

@@ -3,13 +3,32 @@
  * ended, what `stream: "none"` would have answered; a session's webhook deliveries; a new schedule.
  */
 import * as z from '../lib/zod';
-import { turnBodySchema, turnStatusSchema } from './responses';
+import { stopReasonSchema, turnBodySchema, turnStatusSchema } from './responses';
 
 export const turnViewSchema = turnBodySchema
   .partial({ stopReason: true, messages: true, usage: true })
   .extend({ status: turnStatusSchema })
   .meta({ description: 'A turn: its state; once ended, what `stream: "none"` would have answered (`usage` while its events are kept).' });
 export type TurnView = z.infer<typeof turnViewSchema>;
+
+/** One turn of `GET /sessions/{id}/turns`: its state and times, not what it said (`GET .../turns/{turnId}` has that). */
+export const turnSummarySchema = z.strictObject({
+  turnId: z.string(),
+  status: turnStatusSchema,
+  model: z.string(),
+  startedAt: z.string().optional().meta({ description: 'Absent while it waits in the queue.' }),
+  endedAt: z.string().optional(),
+  stopReason: stopReasonSchema.optional(),
+  errorCode: z.string().optional().meta({ description: 'The code of the error it ended with, if any (`cancelled`, `interrupted`, `upstream_error`, …).' }),
+  position: z.number().int().positive().optional().meta({ description: 'Its place in the queue, from 1, while it waits.' }),
+});
+export type TurnSummary = z.infer<typeof turnSummarySchema>;
+
+export const turnsPageSchema = z.strictObject({
+  turns: z.array(turnSummarySchema).meta({ description: 'Newest first, by when each was asked for.' }),
+  next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+});
+export type TurnsPage = z.infer<typeof turnsPageSchema>;
 
 const attemptSchema = z.strictObject({
   at: z.string(),

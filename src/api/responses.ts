@@ -61,7 +61,7 @@ export const storedMessageSchema = z.discriminatedUnion('role', [
 ]);
 
 const turnErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
-const stopReasonSchema = z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'error']);
+export const stopReasonSchema = z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'error']);
 
 /** The SSE events of `stream: "delta"` and `"message"`, by their `event:` name. */
 export const turnEventSchemas = {

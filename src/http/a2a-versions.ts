@@ -10,13 +10,14 @@ import { quoted } from '../lib/quoted';
 export type A2aVersion = '1.0' | '0.3';
 
 /** What a method asks the door to do, in either version's words. */
-export type A2aOperation = 'send' | 'stream' | 'get' | 'cancel' | 'subscribe' | 'push';
+export type A2aOperation = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push';
 
 const METHODS: Record<A2aVersion, Record<string, A2aOperation>> = {
   '1.0': {
     SendMessage: 'send',
     SendStreamingMessage: 'stream',
     GetTask: 'get',
+    ListTasks: 'list',
     CancelTask: 'cancel',
     SubscribeToTask: 'subscribe',
     CreateTaskPushNotificationConfig: 'push',

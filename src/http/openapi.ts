@@ -9,7 +9,8 @@ import { harnessRequestSchema } from '../api/harness-request';
 import { piStreamRequestSchema } from '../api/pi-stream-request';
 import { acceptedTurnSchema, cancelledTurnSchema, errorBodySchema, turnBodySchema, turnEventSchemas } from '../api/responses';
 import { turnRequestSchema } from '../api/turn-request';
-import { followQuerySchema, idempotencyKeySchema } from '../api/turn-routes';
+import { turnsPageSchema } from '../api/background-responses';
+import { followQuerySchema, idempotencyKeySchema, turnsQuerySchema } from '../api/turn-routes';
 import { harnessEventSchemas } from '../protocol/harness-events';
 import { errors, json, named, queryParameters, schemaOf, sessionId, sse, sseEvent, sseMedia, turnId, type Json } from './openapi-parts';
 import { sessionPaths } from './openapi-sessions';
@@ -60,7 +61,7 @@ function buildDocument(): Json {
   };
 }
 
-/** The turns API: start, follow, cancel. */
+/** The turns API: start, list, follow, cancel. */
 function turnPaths(): Json {
   return {
     '/sessions/{id}/turns': {
@@ -90,6 +91,12 @@ function turnPaths(): Json {
           '202': json(acceptedTurnSchema, 'Accepted while another turn runs: queued (with its place from 1), or steered into the running turn (its id).'),
           ...errors('400', '401', '409', '413', '415', '422', '429', '500'),
         },
+      },
+      get: {
+        operationId: 'listTurns',
+        summary: 'The session’s turns, newest first, a page at a time: each one’s state, model, times and how it stopped',
+        parameters: [sessionId, ...queryParameters(turnsQuerySchema)],
+        responses: { '200': json(turnsPageSchema, 'A page of turns.'), ...errors('400', '401', '404', '500') },
       },
     },
     '/sessions/{id}/turns/{turnId}/events': {

@@ -9,7 +9,7 @@ import { activateBranch, getBranches, postFork } from './routes/branches';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/users';
 import { openSocket } from './routes/socket';
-import { cancelTurn, getTurn, getTurnEvents, postTurn } from './routes/turns';
+import { cancelTurn, getTurn, getTurnEvents, getTurns, postTurn } from './routes/turns';
 import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
 
 type Args = [Env, ExecutionContext];
@@ -84,7 +84,8 @@ router
   .post('/harness/chat', postHarnessChat)
   .all('/harness/chat', methodNotAllowed(['POST']))
   .post('/sessions/:id/turns', postTurn)
-  .all('/sessions/:id/turns', methodNotAllowed(['POST']))
+  .get('/sessions/:id/turns', getTurns)
+  .all('/sessions/:id/turns', methodNotAllowed(['GET', 'POST']))
   .get('/sessions/:id/turns/:turnId/events', getTurnEvents)
   .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
   .get('/sessions/:id/turns/:turnId', getTurn)

@@ -21,7 +21,7 @@ export type SessionRpc = Pick<
   SessionObject,
   | 'startTurn' | 'startAguiRun' | 'startHarnessRun' | 'runSubagent' | 'followTurn' | 'cancelTurn' | 'getSession' | 'getMessages' | 'deleteSession'
   | 'getBranches' | 'activateBranch' | 'exportBranch' | 'importFork' | 'exportForUser' | 'eraseForUser'
-  | 'getTurn' | 'getDeliveries' | 'createSchedule' | 'getSchedules' | 'deleteSchedule' | 'startEventsRun'
+  | 'getTurn' | 'listTurns' | 'getDeliveries' | 'createSchedule' | 'getSchedules' | 'deleteSchedule' | 'startEventsRun'
 >;
 
 /** The session object of the owner's session, in the owner's jurisdiction. */

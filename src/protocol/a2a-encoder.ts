@@ -32,12 +32,17 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
   /** The text of a later step starts a paragraph of its own. */
   let newStep = false;
   let pending: PendingToolCall[] = [];
-  let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: new Date(now()).toISOString() };
+  // Each status at the time of its event, so a task read again from its log is the task as it was.
+  const at = (time: number | undefined) => new Date(time ?? now()).toISOString();
+  let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: at(undefined) };
   const message = (parts: A2aPart[]): A2aMessage => ({ messageId: `${taskId}/status`, contextId, taskId, role: 'ROLE_AGENT', parts });
   const artifact = (parts: A2aPart[]): A2aArtifact => ({ artifactId: ANSWER, name: ANSWER, parts });
   const task = (): A2aTask => ({ id: taskId, contextId, status, artifacts: text ? [artifact([{ text }])] : [], history: [] });
   const encoder = tableEncoder<A2aStreamItem>({
-    'turn-start': () => [{ task: task() }],
+    'turn-start': (event) => {
+      status = { state: 'TASK_STATE_WORKING', timestamp: at(event.at) };
+      return [{ task: task() }];
+    },
     'text-delta': (event) => {
       const append = text !== '';
       const delta = append && newStep ? `\n\n${event.delta}` : event.delta;
@@ -55,7 +60,7 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
     },
     'turn-stop': (event) => {
       const last: A2aStreamItem[] = text ? [{ artifactUpdate: { taskId, contextId, artifact: artifact([]), append: true, lastChunk: true } }] : [];
-      const timestamp = new Date(now()).toISOString();
+      const timestamp = at(event.at);
       if (event.stopReason === 'tool_use') {
         status = { state: 'TASK_STATE_INPUT_REQUIRED', message: message([{ data: { pendingToolCalls: pending } }]), timestamp };
       } else if (event.stopReason === 'error') {

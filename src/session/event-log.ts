@@ -31,7 +31,7 @@ export type TurnStop = Extract<AgentEvent, { type: 'turn-stop' }>;
  * queue, crashed): `error` says why; `spent`, what its model calls used, if it made any.
  */
 export function errorStop(turnId: string, error: TurnError, calibration: number, spent?: { usage: TurnStop['usage']; modelCalls: ModelCallUsage[] }): TurnStop {
-  return { type: 'turn-stop', turnId, stopReason: 'error', usage: spent?.usage ?? emptyUsage(), modelCalls: spent?.modelCalls ?? [], calibration, error };
+  return { type: 'turn-stop', turnId, stopReason: 'error', usage: spent?.usage ?? emptyUsage(), modelCalls: spent?.modelCalls ?? [], at: Date.now(), calibration, error };
 }
 
 /** Writes a lone closing event of a turn, as batch `seq` of its log. */

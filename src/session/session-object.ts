@@ -28,6 +28,7 @@ export class SessionObject extends DurableObject<Env> {
   startEventsRun(...args: Parameters<Session['startEventsRun']>) { return this.session.startEventsRun(...args); }
   runSubagent(...args: Parameters<Session['runSubagent']>) { return this.session.runSubagent(...args); }
   followTurn(...args: Parameters<Session['followTurn']>) { return this.session.followTurn(...args); }
+  listTurns(...args: Parameters<Session['listTurns']>) { return this.session.listTurns(...args); }
   cancelTurn(...args: Parameters<Session['cancelTurn']>) { return this.session.cancelTurn(...args); }
   getSession(...args: Parameters<Session['getSession']>) { return this.session.getSession(...args); }
   getMessages(...args: Parameters<Session['getMessages']>) { return this.session.getMessages(...args); }

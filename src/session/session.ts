@@ -22,16 +22,15 @@ import type { SocketAttachment } from './socket-door';
 import { activateBranch } from './branching';
 import { exportBranch, importFork, type BranchCopy } from './forks';
 import { branchesView, messagesPage, type BranchView, type MessagesPage } from './history-views';
-import { summarize, type SessionStores, type SessionSummary } from './store/stores';
-import type { TurnRow } from './store/turns';
+import { summarize, type SessionStores, type SessionView } from './store/stores';
+import { turnsPage, type TurnsQuery } from './turn-list';
 import { admit, cancelTurn, followerOf, ownTurnId, startTurnsApiTurn, turnView, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
-import type { TurnView } from '../api/background-responses';
+import type { TurnsPage, TurnView } from '../api/background-responses';
 import type { ScheduleRequest, ScheduleView } from '../api/schedule-requests';
 import type { DeliveryView } from './store/webhook-deliveries';
 import { exportSession } from './user-data';
 import { eraseForUser, eraseSession } from './erasure';
 
-export type SessionView = SessionSummary & { sessionId: string; running: boolean; runningTurnId?: string };
 type Stream = { body: ReadableStream<Uint8Array> };
 /** What the Worker learned of the user's totals when it admitted the request (docs/users.md). */
 type Told = { today?: DayTotals };
@@ -125,10 +124,7 @@ export class Session {
   }
 
   async getSession(sessionId: string): Promise<Result<{ session: SessionView }>> {
-    return guard(async () => {
-      const runningTurnId = this.parts.runner.runningTurnId;
-      return { session: { sessionId, ...summarize(this.existing()), running: runningTurnId !== undefined, ...(runningTurnId ? { runningTurnId } : {}) } satisfies SessionView };
-    });
+    return guard(async () => ({ session: summarize(this.existing(), sessionId, this.parts.runner.runningTurnId) }));
   }
 
   async getMessages(query: MessagesQuery): Promise<Result<MessagesPage>> {
@@ -167,6 +163,10 @@ export class Session {
 
   async getTurn(turnId: string): Promise<Result<{ turn: TurnView }>> {
     return guard(async () => ({ turn: await turnView(this.parts, this.requireTurn(turnId)) }));
+  }
+
+  async listTurns(query: TurnsQuery): Promise<Result<TurnsPage & { total?: number }>> {
+    return guard(async () => (this.existing(), turnsPage(this.parts, query)));
   }
 
   async getDeliveries(): Promise<Result<{ deliveries: DeliveryView[] }>> {
@@ -241,7 +241,7 @@ export class Session {
     return this.parts.stores;
   }
 
-  private requireTurn(turnId: string): TurnRow {
+  private requireTurn(turnId: string) {
     const turn = this.existing().turns.turn(turnId);
     if (!turn) throw new ApiError(404, 'turn_not_found', `This session has no turn ${turnId}.`);
     return turn;

@@ -1,14 +1,14 @@
 /**
  * The typed client for turns without a client (docs/background.md), against the real Worker: a
- * background turn, its state, the deliveries, schedules, and `verifyWebhook` on a real delivery the
- * receiver got; its types checked against the schemas.
+ * background turn, its state and the session's turns, the deliveries, schedules, and `verifyWebhook`
+ * on a real delivery the receiver got; its types checked against the schemas.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../client/src/index';
 import type * as ClientTypes from '../../client/src/types';
 import { verifyWebhook, WebhookVerificationError } from '../../client/src/webhooks';
-import type { deliveryListSchema, turnViewSchema } from '../../src/api/background-responses';
+import type { deliveryListSchema, turnsPageSchema, turnViewSchema } from '../../src/api/background-responses';
 import type { scheduleViewSchema } from '../../src/api/schedule-requests';
 import type { z } from '../../src/lib/zod';
 import { callWorker, newSessionId } from '../helpers/api';
@@ -19,11 +19,12 @@ const typesAgree: [
   Same<ClientTypes.TurnView, z.infer<typeof turnViewSchema>>,
   Same<ClientTypes.Delivery, z.infer<typeof deliveryListSchema>['deliveries'][number]>,
   Same<ClientTypes.Schedule, z.infer<typeof scheduleViewSchema>>,
-] = [true, true, true];
+  Same<ClientTypes.TurnsPage, z.infer<typeof turnsPageSchema>>,
+] = [true, true, true, true];
 
 describe('the typed client, without a client', () => {
   it('starts a turn in the background, reads its end, its delivery and its schedules; verifies the webhook', async () => {
-    expect(typesAgree).toEqual([true, true, true]);
+    expect(typesAgree).toEqual([true, true, true, true]);
     const client = createClient({ baseUrl: 'http://localhost', fetch: (input, init) => callWorker(new Request(input, init)) });
     const id = newSessionId('client-bg');
     const accepted = await client.turns.background(id, { messages: [{ role: 'user', content: 'hello' }] });
@@ -34,6 +35,7 @@ describe('the typed client, without a client', () => {
       return turn;
     });
     expect(view.stopReason).toBe('end_turn');
+    expect(await client.turns.list(id, { status: 'finished', limit: 5 })).toEqual({ turns: [expect.objectContaining({ turnId: accepted.turnId, status: 'finished', stopReason: 'end_turn' })] });
     const [hook] = await delivered(id, 1);
     const deliveries = await client.sessions.deliveries(id);
     expect(deliveries[0]).toMatchObject({ webhookId: hook!.webhookId, state: 'delivered', turnId: accepted.turnId });

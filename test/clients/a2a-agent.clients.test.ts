@@ -1,11 +1,11 @@
 /**
  * The A2A SDK's own client (`@a2a-js/sdk` 1.x), unchanged, against the agent's A2A door under
  * `wrangler dev` (docs/a2a.md): discovery from the card, a plain answer, streaming, a context
- * continued, a permission answered in the same task, cancel and resubscribe, another user's token.
+ * continued and its tasks listed, a permission answered in the same task, cancel and resubscribe, another user's token.
  * Then the same SDK's client of A2A v0.3 (its `LegacyJsonRpcTransport`, the wire of the clients
  * built before v1.0), from the card such a client reads.
  */
-import { AgentCard, Message, Task } from '@a2a-js/sdk';
+import { AgentCard, Message, Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { describe, expect, inject, it } from 'vitest';
@@ -51,6 +51,13 @@ describe('the A2A door, with the SDK’s own client', () => {
     expect(again.id).not.toBe(task.id);
     const got = stateOf(await client.getTask({ id: task.id } as any));
     expect(got).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
+    // The context's tasks, newest first, as the SDK lists them: a page of one, then the next.
+    const page = await client.listTasks({ contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 1 } as any);
+    expect(page.tasks.map((listed) => listed.id)).toEqual([again.id]);
+    expect([page.pageSize, page.totalSize]).toEqual([1, 2]);
+    const next = await client.listTasks({ contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 1, pageToken: page.nextPageToken, includeArtifacts: true } as any);
+    expect(stateOf(next.tasks[0])).toEqual(got);
+    expect(next.nextPageToken).toBe('');
   });
 
   it('streams a task: the task, its answer as artifact chunks, its last status', async () => {

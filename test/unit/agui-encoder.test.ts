@@ -20,6 +20,7 @@ const stop = (stopReason: 'end_turn' | 'max_tokens' | 'error' | 'tool_use', erro
   type: 'turn-stop',
   turnId: 'turn',
   stopReason,
+  at: 0,
   usage: usage(15, 7),
   modelCalls: [
     { model: 'openai:gpt-4o', usage: usage(10, 5) },

@@ -31,7 +31,7 @@ describe('pi types', () => {
       { type: 'model-call-end', callId: 'c', usage, durationMs: 1, finishReason: 'end_turn' },
       { type: 'assistant-message', message: { role: 'assistant', content: [{ type: 'text', text: 'hello' }] }, finishReason: 'end_turn', usage },
       { type: 'step-end', step: 1 },
-      { type: 'turn-stop', turnId: 't', stopReason: 'end_turn', usage, modelCalls: [], calibration: 1 },
+      { type: 'turn-stop', turnId: 't', stopReason: 'end_turn', at: 0, usage, modelCalls: [], calibration: 1 },
     ];
     // The assignment is the check: the encoder's items are pi's events as the compiler sees them.
     const out: PiAgentCoreEvent[] = events.flatMap((event) => encoder.encode(event));

@@ -18,6 +18,7 @@ const stop = (stopReason: StopReason, error?: { code: string; message: string })
   type: 'turn-stop',
   turnId: 't',
   stopReason,
+  at: 0,
   usage: emptyUsage(),
   modelCalls: [],
   calibration: 1,

@@ -1,7 +1,7 @@
 /**
  * The A2A door's JSON-RPC endpoint (docs/a2a.md; its card is `../a2a-card.ts`), `POST /a2a`, as
- * `@a2a-js/sdk` 1.x speaks A2A v1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`,
- * `SubscribeToTask`) and, for the clients of the version before, v0.3 (`message/send` and the rest:
+ * `@a2a-js/sdk` 1.x speaks A2A v1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`
+ * (`../a2a-list.ts`), `CancelTask`, `SubscribeToTask`) and, for the clients of the version before, v0.3 (`message/send` and the rest:
  * `../a2a-versions.ts`). The context is the session, a task is a turn; its events are encoded here
  * (`protocol/a2a-encoder.ts`, then `protocol/a2a-v03.ts` for v0.3), the turn launched by the
  * session's one launcher. A task's id names its turn and its session (`<turnId>:<sessionId>`), since
@@ -25,6 +25,7 @@ import { v03StreamItem, v03Task } from '../../protocol/a2a-v03';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
+import { listTasks } from '../a2a-list';
 import { messagesOf, partSchema } from '../a2a-parts';
 import { operationOf, type A2aVersion } from '../a2a-versions';
 import { authenticate } from '../auth';
@@ -69,6 +70,8 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
         return stream(id, (emit) => send(env, owner, params, item(emit), false));
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
+      case 'list':
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => follow(env, owner, { taskId: listed.id, ...parseTask(listed.id) }, undefined)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe':

@@ -1,11 +1,11 @@
 /**
- * `POST /sessions/:id/turns` (parse, check, hand to the session, return its stream or body), and the
- * routes of one turn: its events (resume after a drop) and its cancel.
+ * `POST /sessions/:id/turns` (parse, check, hand to the session, return its stream or body), their
+ * listing, and the routes of one turn: its events (resume after a drop) and its cancel.
  */
 import { plainTurnRequest } from '../../api/plain-turn-request';
 import { checkToolNames } from '../../api/tool-names';
 import { turnRequestSchema } from '../../api/turn-request';
-import { followQuerySchema, idempotencyKeySchema, turnIdSchema } from '../../api/turn-routes';
+import { followQuerySchema, idempotencyKeySchema, turnIdSchema, turnsQuerySchema } from '../../api/turn-routes';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -36,6 +36,15 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
   // Queued, or steered into the running turn: accepted, to be followed at the turn's events.
   if (result.kind === 'accepted') return Response.json(result.body, { status: 202, headers: replayed });
   return sessionStreamResponse(result.body, { headers: { ...SSE_HEADERS, ...replayed } });
+}
+
+/** `GET /sessions/:id/turns`: a page of the session's turns, newest first (docs/background.md). */
+export async function getTurns(request: AuthedRequest, env: Env): Promise<Response> {
+  const sessionId = parseSessionId(request.params.id);
+  const { limit, cursor, status } = readQuery(turnsQuerySchema, request);
+  const result = await sessionStub(env, request.owner, sessionId).listTurns({ limit, ...(cursor === undefined ? {} : { cursor }), ...(status ? { state: status } : {}) });
+  if (!result.ok) return failureResponse(result);
+  return Response.json(result.next === undefined ? { turns: result.turns } : { turns: result.turns, next: result.next });
 }
 
 /** `GET /sessions/:id/turns/:turnId/events`: what came after `Last-Event-ID` (or `?after=`), then live. */

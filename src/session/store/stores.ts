@@ -50,12 +50,15 @@ export type SessionSummary = {
   forkedFrom?: { sessionId: string; messageId: string };
 };
 
-/** What `GET /sessions/{id}` tells of a session that exists. */
-export function summarize({ meta, history, turns, queue }: SessionStores): SessionSummary {
+export type SessionView = SessionSummary & { sessionId: string; running: boolean; runningTurnId?: string };
+
+/** What `GET /sessions/{id}` tells of a session that exists, with the turn that runs in it, if one does. */
+export function summarize({ meta, history, turns, queue }: SessionStores, sessionId: string, runningTurnId: string | undefined): SessionView {
   const title = meta.title();
   const lastTurn = turns.last();
   const forkedFrom = meta.forkedFrom();
   return {
+    sessionId,
     ...(title !== undefined ? { title } : {}),
     ...meta.times(),
     messageCount: history.messageCount(),
@@ -64,5 +67,7 @@ export function summarize({ meta, history, turns, queue }: SessionStores): Sessi
     ...(lastTurn ? { lastTurn } : {}),
     queuedTurns: queue.positions(),
     ...(forkedFrom ? { forkedFrom } : {}),
+    running: runningTurnId !== undefined,
+    ...(runningTurnId ? { runningTurnId } : {}),
   };
 }

@@ -51,6 +51,27 @@ function toTurnRow(row: TurnRecord): TurnRow {
 
 export type LastTurn = { turnId: string; status: string; stopReason?: string; errorCode?: string };
 
+/**
+ * Which turns a listing keeps: a state as the turns API names it (`statusOf` in `turns-door.ts`), or
+ * one of the two a finished turn is to A2A: waiting for input (`tool_use`) or completed.
+ */
+export type TurnState = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' | 'input_required' | 'completed';
+
+const FINISHED = `status = 'finished' AND stop_reason IS NOT 'error'`;
+const STATE_SQL: Record<TurnState, string> = {
+  queued: `status = 'queued'`,
+  running: `status = 'running'`,
+  cancelled: `status = 'cancelled'`,
+  finished: FINISHED,
+  failed: `status NOT IN ('queued', 'running', 'cancelled') AND NOT (${FINISHED})`,
+  input_required: `status = 'finished' AND stop_reason = 'tool_use'`,
+  completed: `status = 'finished' AND stop_reason NOT IN ('error', 'tool_use')`,
+};
+
+/** A page of a session's turns: newest first (by when each was asked for), after `before` (a `key` of the page before). */
+export type TurnsFilter = { limit: number; before?: number; state?: TurnState; changedSince?: number };
+export type ListedTurn = TurnRow & { key: number; errorCode: string | null };
+
 export class TurnStore {
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -173,6 +194,30 @@ export class TurnStore {
     this.session.touch();
   }
 
+  /** One page of turns, and whether more follow. */
+  list(filter: TurnsFilter): { turns: ListedTurn[]; more: boolean } {
+    if (!this.session.exists()) return { turns: [], more: false };
+    const { where, values } = filtered(filter);
+    const page = filter.before === undefined ? where : [...where, 'rowid < ?'];
+    const rows = this.sql
+      .exec<TurnRecord & { key: number; error_code: string | null }>(
+        `SELECT rowid AS key, error_code, ${TURN_COLUMNS} FROM turns${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY rowid DESC LIMIT ?`,
+        ...values,
+        ...(filter.before === undefined ? [] : [filter.before]),
+        filter.limit + 1,
+      )
+      .toArray();
+    const turns = rows.slice(0, filter.limit).map((row) => ({ ...toTurnRow(row), key: row.key, errorCode: row.error_code }));
+    return { turns, more: rows.length > filter.limit };
+  }
+
+  /** How many turns the filter keeps, on all pages. */
+  count(filter: Omit<TurnsFilter, 'limit' | 'before'>): number {
+    if (!this.session.exists()) return 0;
+    const { where, values } = filtered(filter);
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM turns${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, ...values).one().n;
+  }
+
   runningTurns(): TurnRow[] {
     if (!this.session.exists()) return [];
     return this.sql.exec<TurnRecord>(`SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running'`).toArray().map(toTurnRow);
@@ -191,4 +236,11 @@ export class TurnStore {
     if (row.error_code) last.errorCode = row.error_code;
     return last;
   }
+}
+
+/** A listing's conditions: its state, and the turns whose state changed at or after a time (their end, else their start). */
+function filtered({ state, changedSince }: Omit<TurnsFilter, 'limit' | 'before'>): { where: string[]; values: number[] } {
+  const where = state ? [`(${STATE_SQL[state]})`] : [];
+  if (changedSince === undefined) return { where, values: [] };
+  return { where: [...where, 'COALESCE(ended_at, started_at) >= ?'], values: [changedSince] };
 }

@@ -1,0 +1,84 @@
+/**
+ * A2A v1.0's `ListTasks` (docs/a2a.md): a context's tasks, newest first, a page at a time. They are
+ * the session's turns (`session/turn-list.ts`), each told by its state; `includeArtifacts` brings
+ * each ended one whole, as `GetTask` answers it. A context must be named: a task lives in its
+ * session, and no one place holds every session's turns.
+ */
+import { RPC_ERRORS, RpcError } from '../api/json-rpc';
+import type { TurnSummary } from '../api/background-responses';
+import { sessionIdSchema } from '../api/turn-request';
+import type { Env } from '../env';
+import { describeIssue } from '../lib/explain-issue';
+import * as z from '../lib/zod';
+import type { A2aState, A2aTask } from '../protocol/a2a-encoder';
+import type { TurnState } from '../session/store/turns';
+import type { Owner } from '../users/owner';
+import { sessionStub } from './session-stub';
+
+/**
+ * A2A's task states in the order of their numbers (ProtoJSON takes an enum's number as well as its
+ * name), each with the turns it keeps: none for the states this agent never gives a task.
+ */
+const STATES: [string, TurnState | 'none' | undefined][] = [
+  ['UNSPECIFIED', undefined],
+  ['SUBMITTED', 'queued'],
+  ['WORKING', 'running'],
+  ['COMPLETED', 'completed'],
+  ['FAILED', 'failed'],
+  ['CANCELED', 'cancelled'],
+  ['INPUT_REQUIRED', 'input_required'],
+  ['REJECTED', 'none'],
+  ['AUTH_REQUIRED', 'none'],
+];
+
+const listSchema = z.looseObject({
+  contextId: z.string({ error: 'required: this agent lists the tasks of one context (a session) at a time' }).pipe(sessionIdSchema),
+  status: z.union([z.string(), z.number()]).optional(),
+  pageSize: z.number().int().min(1).max(100).default(50),
+  pageToken: z.string().regex(/^[0-9]{0,15}$/, 'not one this agent gave: send a page’s nextPageToken').optional(),
+  statusTimestampAfter: z.iso.datetime({ offset: true }).optional(),
+  historyLength: z.number().int().min(0).optional(),
+  includeArtifacts: z.boolean().optional(),
+});
+
+/** `whole`: a task read as `GetTask` reads it, for `includeArtifacts`. */
+export async function listTasks(env: Env, owner: Owner, params: Record<string, unknown>, whole: (task: A2aTask) => Promise<A2aTask>) {
+  const parsed = listSchema.safeParse(params);
+  if (!parsed.success) {
+    const issue = describeIssue(parsed.error.issues[0]);
+    throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: params.${issue.path}: ${issue.clause}.`);
+  }
+  const { contextId, status, pageSize, pageToken, statusTimestampAfter, includeArtifacts } = parsed.data;
+  const named = typeof status === 'number' ? STATES[status] : STATES.find(([name]) => `TASK_STATE_${name}` === status);
+  if (status !== undefined && !named) throw new RpcError(RPC_ERRORS.invalidParams, 'Invalid params: params.status: not a task state (TASK_STATE_COMPLETED, …).');
+  const state = named?.[1];
+  const empty = { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
+  if (state === 'none') return empty;
+  const listed = await sessionStub(env, owner, contextId).listTurns({
+    limit: pageSize,
+    count: true,
+    ...(pageToken ? { cursor: Number(pageToken) } : {}),
+    ...(state ? { state } : {}),
+    ...(statusTimestampAfter ? { changedSince: Date.parse(statusTimestampAfter) } : {}),
+  });
+  // A context no turn has run in has no tasks yet.
+  if (!listed.ok) {
+    if (listed.status === 404) return empty;
+    throw new RpcError(RPC_ERRORS.invalidParams, listed.body.error.message);
+  }
+  const tasks = listed.turns.map((turn) => taskOf(turn, contextId));
+  const ended = (task: A2aTask) => task.status.state !== 'TASK_STATE_SUBMITTED' && task.status.state !== 'TASK_STATE_WORKING';
+  return {
+    tasks: includeArtifacts ? await Promise.all(tasks.map((task) => (ended(task) ? whole(task).catch(() => task) : task))) : tasks,
+    nextPageToken: listed.next ?? '',
+    pageSize,
+    totalSize: listed.total ?? tasks.length,
+  };
+}
+
+/** A turn as a task, by its state alone. */
+function taskOf(turn: TurnSummary, contextId: string): A2aTask {
+  const kept: TurnState = turn.status !== 'finished' ? turn.status : turn.stopReason === 'tool_use' ? 'input_required' : 'completed';
+  const state = `TASK_STATE_${STATES.find(([, listed]) => listed === kept)![0]}` as A2aState;
+  return { id: `${turn.turnId}:${contextId}`, contextId, status: { state, timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() }, artifacts: [], history: [] };
+}

@@ -1,0 +1,196 @@
+/**
+ * A session's turns listed (`GET /sessions/{id}/turns`, docs/background.md) and, through the A2A door,
+ * its context's tasks (`ListTasks`, docs/a2a.md): newest first, a page at a time, each turn's state,
+ * times and stop; a queued one with its place. Every bad query is a 400 (a JSON-RPC -32602 at the A2A
+ * door) that leaves the session as it was.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { turnsPageSchema } from '../../src/api/background-responses';
+import { fetchWorker, newSessionId, postTurn, session, turn, user } from '../helpers/api';
+import { running, SLOW } from '../helpers/busy';
+
+const list = async (sessionId: string, query = '') => {
+  const response = await fetchWorker(`/sessions/${sessionId}/turns${query}`);
+  expect(response.status).toBe(200);
+  return turnsPageSchema.parse(await response.json());
+};
+const a2a = async (method: string, params: unknown, version = '1.0') => {
+  const response = await fetchWorker('/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': version }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+  expect(response.status).toBe(200);
+  return response.json<any>();
+};
+const idle = (sessionId: string) =>
+  vi.waitFor(
+    async () => {
+      const { turns } = await list(sessionId);
+      expect(turns.every((listed) => listed.status !== 'running' && listed.status !== 'queued')).toBe(true);
+      return turns;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+
+/** A session whose turns ended every way: finished (`end_turn`, `tool_use`), failed, cancelled; newest first. */
+async function sessionOfEveryEnd(label: string): Promise<{ id: string; turnIds: string[] }> {
+  const id = newSessionId(label);
+  const turnIds: string[] = [];
+  const ran = async (body: Record<string, unknown>) => {
+    const result = await turn(id, { ...body, stream: 'none' });
+    expect(result.status).toBe(200);
+    if (result.mode === 'none') turnIds.unshift(result.body.turnId);
+  };
+  await ran({ messages: [user('hello')] });
+  await ran({ messages: [user('remember the milk')] });
+  const [pending] = (await session(id)).body.pendingToolCalls;
+  await ran({ messages: [{ role: 'tool_permission', toolCallId: pending.toolCallId, granted: false }, user('demo:error')] });
+  const slow = await running(id);
+  expect((await fetchWorker(`/sessions/${id}/turns/${slow.turnId}/cancel`, { method: 'POST' })).status).toBe(200);
+  await slow.rest;
+  turnIds.unshift(slow.turnId);
+  return { id, turnIds };
+}
+
+describe('GET /sessions/{id}/turns', () => {
+  it('lists every turn newest first with its state, model, times and stop; a queued one with its place', async () => {
+    const { id, turnIds } = await sessionOfEveryEnd('list');
+    const { turns, next } = await list(id);
+    expect(next).toBeUndefined();
+    expect(turns.map((listed) => listed.turnId)).toEqual(turnIds);
+    expect(turns.map(({ status, stopReason, errorCode }) => ({ status, stopReason, errorCode }))).toEqual([
+      { status: 'cancelled', stopReason: 'error', errorCode: 'cancelled' },
+      { status: 'failed', stopReason: 'error', errorCode: expect.any(String) },
+      { status: 'finished', stopReason: 'tool_use', errorCode: undefined },
+      { status: 'finished', stopReason: 'end_turn', errorCode: undefined },
+    ]);
+    for (const listed of turns) {
+      expect(listed.model).toMatch(/^(demo|openai):/);
+      expect(Date.parse(listed.endedAt!)).toBeGreaterThanOrEqual(Date.parse(listed.startedAt!));
+      expect(listed.position).toBeUndefined();
+    }
+
+    // One running, two waiting behind it.
+    const slow = await running(id, 'again');
+    const queued = [];
+    for (const text of ['one', 'two']) {
+      const response = await postTurn(id, { messages: [user(text)], ifBusy: 'enqueue', stream: 'none' });
+      expect(response.status).toBe(202);
+      queued.push(((await response.json()) as { turnId: string }).turnId);
+    }
+    const busy = await list(id, '?limit=3');
+    expect(busy.turns).toEqual([
+      { turnId: queued[1], status: 'queued', model: 'demo:demo', position: 2 },
+      { turnId: queued[0], status: 'queued', model: 'demo:demo', position: 1 },
+      { turnId: slow.turnId, status: 'running', model: SLOW, startedAt: expect.any(String) },
+    ]);
+    expect(busy.next).toEqual(expect.any(String));
+    await slow.rest;
+    expect((await idle(id)).map((listed) => listed.status).slice(0, 3)).toEqual(['finished', 'finished', 'finished']);
+  });
+
+  it('pages with the cursor it gives, and keeps a state when asked', async () => {
+    const { id, turnIds } = await sessionOfEveryEnd('pages');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list(id, `?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.turns.length).toBeLessThanOrEqual(3);
+      seen.push(...page.turns.map((listed) => listed.turnId));
+      cursor = page.next;
+    } while (cursor);
+    expect(seen).toEqual(turnIds);
+
+    expect((await list(id, '?status=failed')).turns.map((listed) => listed.turnId)).toEqual([turnIds[1]]);
+    expect((await list(id, '?status=cancelled')).turns.map((listed) => listed.turnId)).toEqual([turnIds[0]]);
+    expect((await list(id, '?status=finished&limit=1')).turns.map((listed) => listed.turnId)).toEqual([turnIds[2]]);
+    const second = await list(id, `?status=finished&limit=1&cursor=${(await list(id, '?status=finished&limit=1')).next}`);
+    expect(second).toEqual({ turns: [expect.objectContaining({ turnId: turnIds[3] })] });
+    expect((await list(id, '?status=running')).turns).toEqual([]);
+  });
+
+  it('refuses a bad query with 400 and an unknown session with 404, and leaves the session as it was', async () => {
+    const id = newSessionId('list-bad');
+    await turn(id, { messages: [user('hello')], stream: 'none' });
+    const before = [await list(id), (await session(id)).body];
+    for (const query of ['?limit=0', '?limit=101', '?limit=ten', '?cursor=abc', '?cursor=-1', '?status=done', '?limit=1&limit=2', '?order=asc']) {
+      const response = await fetchWorker(`/sessions/${id}/turns${query}`);
+      expect(response.status, query).toBe(400);
+      expect(await response.json(), query).toMatchObject({ error: { code: 'invalid_query', message: expect.stringContaining('The query is not valid') } });
+    }
+    expect((await fetchWorker(`/sessions/${id}/turns?cursor=abc`)).headers.get('content-type')).toContain('application/json');
+    const unknown = await fetchWorker(`/sessions/${newSessionId('never')}/turns`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'session_not_found' } });
+    expect((await fetchWorker('/sessions/not%20an%20id/turns')).status).toBe(400);
+    const put = await fetchWorker(`/sessions/${id}/turns`, { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, HEAD');
+    expect([await list(id), (await session(id)).body]).toEqual(before);
+  });
+});
+
+describe('A2A ListTasks', () => {
+  it('lists a context’s tasks newest first, by state, a page at a time, with the total', async () => {
+    const { id, turnIds } = await sessionOfEveryEnd('a2a-list');
+    const all = (await a2a('ListTasks', { contextId: id })).result;
+    expect(all).toMatchObject({ nextPageToken: '', pageSize: 50, totalSize: 4 });
+    expect(all.tasks.map((task: any) => [task.id, task.contextId, task.status.state])).toEqual([
+      [`${turnIds[0]}:${id}`, id, 'TASK_STATE_CANCELED'],
+      [`${turnIds[1]}:${id}`, id, 'TASK_STATE_FAILED'],
+      [`${turnIds[2]}:${id}`, id, 'TASK_STATE_INPUT_REQUIRED'],
+      [`${turnIds[3]}:${id}`, id, 'TASK_STATE_COMPLETED'],
+    ]);
+    // By its state alone, unless its artifacts are asked for.
+    expect(all.tasks[3]).toEqual({ id: `${turnIds[3]}:${id}`, contextId: id, status: { state: 'TASK_STATE_COMPLETED', timestamp: expect.any(String) }, artifacts: [], history: [] });
+    const whole = (await a2a('ListTasks', { contextId: id, includeArtifacts: true })).result.tasks;
+    const got = (await a2a('GetTask', { id: `${turnIds[3]}:${id}` })).result;
+    expect(whole[3]).toEqual(got);
+    // A task read again from its turn's log is the task as it was: its status at the turn's end, not at the read.
+    const { turns } = await list(id);
+    expect(got.status.timestamp).toBe(turns[3]!.endedAt);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await a2a('GetTask', { id: `${turnIds[3]}:${id}` })).result).toEqual(got);
+    expect(whole[3].artifacts[0].parts[0].text).toEqual(expect.any(String));
+    expect(whole[2].status.message.parts[0].data.pendingToolCalls).toEqual([expect.objectContaining({ name: 'memory_save', awaiting: 'permission' })]);
+
+    const first = (await a2a('ListTasks', { contextId: id, pageSize: 3 })).result;
+    expect(first).toMatchObject({ pageSize: 3, totalSize: 4, nextPageToken: expect.stringMatching(/^\d+$/) });
+    const rest = (await a2a('ListTasks', { contextId: id, pageSize: 3, pageToken: first.nextPageToken })).result;
+    expect([...first.tasks, ...rest.tasks].map((task: any) => task.id)).toEqual(all.tasks.map((task: any) => task.id));
+    expect(rest.nextPageToken).toBe('');
+
+    const failed = (await a2a('ListTasks', { contextId: id, status: 'TASK_STATE_FAILED' })).result;
+    expect(failed).toMatchObject({ totalSize: 1, tasks: [{ id: `${turnIds[1]}:${id}` }] });
+    // ProtoJSON's number of a state as well as its name: 3 is TASK_STATE_COMPLETED.
+    const completed = (await a2a('ListTasks', { contextId: id, status: 3 })).result;
+    expect(completed.tasks.map((task: any) => task.id)).toEqual([`${turnIds[3]}:${id}`]);
+    expect((await a2a('ListTasks', { contextId: id, status: 'TASK_STATE_REJECTED' })).result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect((await a2a('ListTasks', { contextId: id, statusTimestampAfter: later })).result).toMatchObject({ tasks: [], totalSize: 0 });
+    const earlier = new Date(Date.now() - 60_000).toISOString();
+    expect((await a2a('ListTasks', { contextId: id, statusTimestampAfter: earlier, status: 'TASK_STATE_UNSPECIFIED' })).result.totalSize).toBe(4);
+    // A context no turn has run in has no tasks.
+    expect((await a2a('ListTasks', { contextId: newSessionId('a2a-none') })).result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+  });
+
+  it('refuses bad params with -32602 naming them, leaves the context as it was, and is v1.0’s only', async () => {
+    const { id } = await sessionOfEveryEnd('a2a-list-bad');
+    const before = (await a2a('ListTasks', { contextId: id })).result;
+    const refusals: [unknown, RegExp][] = [
+      [{}, /^Invalid params: params\.contextId: required/],
+      [{ contextId: 'not a session' }, /params\.contextId: Session ids are/],
+      [{ contextId: id, pageSize: 0 }, /params\.pageSize: Too small/],
+      [{ contextId: id, pageSize: 101 }, /params\.pageSize/],
+      [{ contextId: id, pageToken: 'abc' }, /params\.pageToken: not one this agent gave/],
+      [{ contextId: id, status: 'done' }, /params\.status: not a task state/],
+      [{ contextId: id, status: 9 }, /params\.status: not a task state/],
+      [{ contextId: id, status: 'UNRECOGNIZED' }, /params\.status: not a task state/],
+      [{ contextId: id, statusTimestampAfter: 'yesterday' }, /params\.statusTimestampAfter: Invalid ISO datetime/],
+      [{ contextId: id, historyLength: -1 }, /params\.historyLength/],
+    ];
+    for (const [params, message] of refusals) {
+      const answer = await a2a('ListTasks', params);
+      expect(answer, JSON.stringify(params)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(message) } });
+    }
+    expect((await a2a('ListTasks', { contextId: id }, '0.3')).error.code).toBe(-32601);
+    expect((await a2a('ListTasks', { contextId: id })).result).toEqual(before);
+  });
+});

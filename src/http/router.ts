@@ -8,6 +8,7 @@ import { withAdmission } from './admission';
 import { activateBranch, getBranches, postFork } from './routes/branches';
 import { deleteSession, getMessages, getSession } from './routes/sessions';
 import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/users';
+import { getOpenApi } from './openapi-route';
 import { openSocket } from './routes/socket';
 import { cancelTurn, getTurn, getTurnEvents, getTurns, postTurn } from './routes/turns';
 import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
@@ -16,16 +17,14 @@ type Args = [Env, ExecutionContext];
 type Handler<Request extends IRequest> = (request: Request, env: Env, context: ExecutionContext) => Response | Promise<Response>;
 
 /**
- * A route whose module is evaluated on its first request, not when an isolate starts: the OpenAPI
- * builder (every route's JSON Schema) and the doors besides the turns API, which most deployments'
- * requests never use. The bundle is one file either way; what waits is the modules' top-level work
+ * A route whose module is evaluated on its first request, not when an isolate starts: the doors
+ * besides the turns API, which most deployments' requests never use. The bundle is one file either way; what waits is the modules' top-level work
  * (docs/operations.md).
  */
 function lazy<Name extends string, Request extends IRequest>(load: () => Promise<Record<Name, Handler<Request>>>, name: Name): Handler<Request> {
   return async (request, env, context) => (await load())[name](request, env, context);
 }
 
-const openApi = lazy(() => import('./openapi-route'), 'getOpenApi');
 const agentCard = lazy(() => import('./a2a-card'), 'agentCard');
 const postA2a = lazy(() => import('./routes/a2a'), 'postA2a');
 const handleMcp = lazy(() => import('./routes/mcp'), 'handleMcp');
@@ -48,7 +47,7 @@ export const router = Router<IRequest, Args>({ catch: errorResponse });
 
 router
   .get('/healthz', () => Response.json({ ok: true }))
-  .get('/openapi.json', openApi)
+  .get('/openapi.json', getOpenApi)
   // The playground is a static asset; the root leads to it.
   .get('/', (request: IRequest) => Response.redirect(new URL('/playground/', request.url).href, 302))
   // The A2A door (docs/a2a.md): its card is public; its endpoint authenticates on its own.

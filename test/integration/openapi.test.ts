@@ -1,12 +1,15 @@
 /**
  * The OpenAPI document (`GET /openapi.json`) against the router itself: every route the Worker has is
  * in the document with its method, and every operation of the document is routed. A route added
- * without its document fails here. (It is validated by a real OpenAPI validator in
- * `test/clients/openapi.clients.test.ts`, in Node.)
+ * without its document fails here. The document is served from the static assets the build writes
+ * (`scripts/build-assets.mjs`), and must be the one the schemas make now. (It is validated by a
+ * real OpenAPI validator in `test/clients/openapi.clients.test.ts`, in Node.)
  */
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../src/http/openapi';
 import { router } from '../../src/http/router';
-import { fetchWorker } from '../helpers/api';
+import { callWorker, fetchWorker } from '../helpers/api';
 
 type Document = { openapi: string; paths: Record<string, Record<string, any>> };
 /** itty-router keeps its table as [METHOD, regex, handlers, path]. */
@@ -47,5 +50,24 @@ describe('GET /openapi.json', () => {
     expect(turn.responses['200'].content['application/json'].schema.required).toEqual(['stopReason', 'messages', 'turnId', 'usage']);
     expect(turn.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     expect(document.paths['/ag-ui']!.post.requestBody.content['application/json'].schema.required).toEqual(['threadId', 'runId', 'messages']);
+  });
+
+  it('is the document the schemas make now, served from the assets with their ETag', async () => {
+    const response = await fetchWorker('/openapi.json');
+    expect(response.headers.get('content-type')).toContain('application/json');
+    // A document built before a schema changed fails here: `npm test` builds it first.
+    expect(await response.json()).toEqual(openApiDocument());
+    const etag = response.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const again = await fetchWorker('/openapi.json', { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+  });
+
+  it('answers 500 with a clear error when the build did not write it', async () => {
+    const missing = { ...env, ASSETS: { fetch: async () => new Response('Not Found', { status: 404 }) } } as unknown as typeof env;
+    const response = await callWorker(new Request('http://localhost/openapi.json'), missing);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ error: { code: 'openapi_not_built', message: expect.stringContaining('scripts/build-assets.mjs') } });
   });
 });

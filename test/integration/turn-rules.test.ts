@@ -243,7 +243,7 @@ describe('routes and methods', () => {
 
   it.each([
     ['PUT', '/sessions/a/turns'],
-    ['GET', '/sessions/a/turns'],
+    ['DELETE', '/sessions/a/turns'],
     ['POST', '/sessions/a/messages'],
     ['POST', '/sessions/a'],
     ['PATCH', '/sessions/a'],
@@ -253,7 +253,7 @@ describe('routes and methods', () => {
     const error = await expectError(response, 405, 'method_not_allowed');
     // RFC 9110: a 405 lists what the route takes, in its Allow header; HEAD wherever GET is.
     expect(allow).toBe(error.details.allowed.join(', '));
-    expect(allow).toBe(path.endsWith('/turns') ? 'POST' : path.endsWith('/messages') ? 'GET, HEAD' : 'GET, DELETE, HEAD');
+    expect(allow).toBe(path.endsWith('/turns') ? 'GET, POST, HEAD' : path.endsWith('/messages') ? 'GET, HEAD' : 'GET, DELETE, HEAD');
   });
 
   it('answers HEAD as GET without the body: status and headers alike, a session stream cancelled', async () => {
@@ -267,7 +267,9 @@ describe('routes and methods', () => {
     expect([found.status, await found.text()]).toEqual([200, '']);
     const events = await fetchWorker(`/sessions/${id}/turns/${turnId}/events`, { method: 'HEAD' });
     expect([events.status, events.headers.get('content-type'), await events.text()]).toEqual([200, 'text/event-stream; charset=utf-8', '']);
-    const refused = await fetchWorker(`/sessions/${id}/turns`, { method: 'HEAD' });
+    const listed = await fetchWorker(`/sessions/${id}/turns`, { method: 'HEAD' });
+    expect([listed.status, await listed.text()]).toEqual([200, '']);
+    const refused = await fetchWorker(`/sessions/${id}/turns/${turnId}/cancel`, { method: 'HEAD' });
     expect([refused.status, refused.headers.get('allow')]).toEqual([405, 'POST']);
   });
 

@@ -1,8 +1,8 @@
 /**
  * A2A v1.0's `ListTasks` (docs/a2a.md): a context's tasks, newest first, a page at a time. They are
- * the session's turns (`session/turn-list.ts`), each told by its state; `includeArtifacts` brings
- * each ended one whole, as `GetTask` answers it. A context must be named: a task lives in its
- * session, and no one place holds every session's turns.
+ * the session's turns (`session/turn-list.ts`); each ended one is read as `GetTask` reads it (its
+ * status message, its history), without its artifacts unless `includeArtifacts` asks for them. A
+ * context must be named: a task lives in its session, and no one place holds every session's turns.
  */
 import { RPC_ERRORS, RpcError } from '../api/json-rpc';
 import type { TurnSummary } from '../api/background-responses';
@@ -37,12 +37,11 @@ const listSchema = z.looseObject({
   pageSize: z.number().int().min(1).max(100).default(50),
   pageToken: z.string().regex(/^[0-9]{0,15}$/, 'not one this agent gave: send a page’s nextPageToken').optional(),
   statusTimestampAfter: z.iso.datetime({ offset: true }).optional(),
-  historyLength: z.number().int().min(0).optional(),
   includeArtifacts: z.boolean().optional(),
 });
 
-/** `whole`: a task read as `GetTask` reads it, for `includeArtifacts`. */
-export async function listTasks(env: Env, owner: Owner, params: Record<string, unknown>, whole: (task: A2aTask) => Promise<A2aTask>) {
+/** `whole`: a task read as `GetTask` reads it; `trim`: a task's history cut to `historyLength`. */
+export async function listTasks(env: Env, owner: Owner, params: Record<string, unknown>, whole: (task: A2aTask) => Promise<A2aTask>, trim: (task: A2aTask) => A2aTask) {
   const parsed = listSchema.safeParse(params);
   if (!parsed.success) {
     const issue = describeIssue(parsed.error.issues[0]);
@@ -66,17 +65,19 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
     if (listed.status === 404) return empty;
     throw new RpcError(RPC_ERRORS.invalidParams, listed.body.error.message);
   }
-  const tasks = listed.turns.map((turn) => taskOf(turn, contextId));
   const ended = (task: A2aTask) => task.status.state !== 'TASK_STATE_SUBMITTED' && task.status.state !== 'TASK_STATE_WORKING';
+  // An ended task whose turn's events are no longer kept is told by its state alone.
+  const read = async (task: A2aTask) => (ended(task) ? whole(task).catch(() => task) : task);
+  const tasks = await Promise.all(listed.turns.map((turn) => read(taskOf(turn, contextId))));
   return {
-    tasks: includeArtifacts ? await Promise.all(tasks.map((task) => (ended(task) ? whole(task).catch(() => task) : task))) : tasks,
+    tasks: tasks.map((task) => trim(includeArtifacts ? task : { ...task, artifacts: [] })),
     nextPageToken: listed.next ?? '',
     pageSize,
     totalSize: listed.total ?? tasks.length,
   };
 }
 
-/** A turn as a task, by its state alone. */
+/** A turn as a task, by its state alone: a task not ended, or one whose events are gone. */
 function taskOf(turn: TurnSummary, contextId: string): A2aTask {
   const kept: TurnState = turn.status !== 'finished' ? turn.status : turn.stopReason === 'tool_use' ? 'input_required' : 'completed';
   const state = `TASK_STATE_${STATES.find(([, listed]) => listed === kept)![0]}` as A2aState;

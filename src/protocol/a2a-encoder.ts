@@ -2,16 +2,18 @@
  * The A2A door (docs/a2a.md): a turn as an A2A task's stream (`StreamResponse`s of the A2A v1.0
  * JSON binding, the shapes of `@a2a-js/sdk`): the task as it starts, its answer's text as chunks of
  * one artifact, and its last status: completed, input-required (with the calls it waits for as a data
- * part), failed or canceled. `task()` is the task as the stream has made it, for the answers that are
- * not streamed.
+ * part), failed or canceled; its history holds the user's messages the turn brought. `task()` is the
+ * task as the stream has made it, for the answers that are not streamed.
  */
-import type { PendingToolCall } from '../agent/events';
+import type { AgentEvent, PendingToolCall } from '../agent/events';
+import type { UserMessage } from '../api/content';
 import { ignoring, tableEncoder, type WireEncoder } from './encoder';
 
 /** The task states this door uses, as A2A's JSON names them (submitted: a queued turn, as `GetTask` tells it). */
 export type A2aState = 'TASK_STATE_SUBMITTED' | 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
-export type A2aPart = { text: string } | { data: Record<string, unknown> };
-export type A2aMessage = { messageId: string; contextId: string; taskId: string; role: 'ROLE_AGENT'; parts: A2aPart[] };
+/** A part: text, data, or (a user's) image, by its bytes or its URL. */
+export type A2aPart = { text: string } | { data: Record<string, unknown> } | { raw: string; mediaType: string } | { url: string };
+export type A2aMessage = { messageId: string; contextId: string; taskId: string; role: 'ROLE_AGENT' | 'ROLE_USER'; parts: A2aPart[] };
 export type A2aStatus = { state: A2aState; message?: A2aMessage; timestamp: string };
 export type A2aArtifact = { artifactId: string; name: string; parts: A2aPart[] };
 export type A2aTask = { id: string; contextId: string; status: A2aStatus; artifacts: A2aArtifact[]; history: A2aMessage[] };
@@ -25,6 +27,9 @@ const ANSWER = 'answer';
 
 export type A2aEncoder = WireEncoder<A2aStreamItem> & { task(): A2aTask };
 
+/** What a turn brings before it works: the task goes out once they are in its history. */
+const PRELUDE = new Set<AgentEvent['type']>(['turn-start', 'input-message', 'tool-answer']);
+
 /** `taskId`: the A2A task's id (the turn and its session, docs/a2a.md); `contextId`: the session. */
 export function createA2aEncoder(ids: { taskId: string; contextId: string }, now: () => number = Date.now): A2aEncoder {
   const { taskId, contextId } = ids;
@@ -37,11 +42,18 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
   let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: at(undefined) };
   const message = (parts: A2aPart[]): A2aMessage => ({ messageId: `${taskId}/status`, contextId, taskId, role: 'ROLE_AGENT', parts });
   const artifact = (parts: A2aPart[]): A2aArtifact => ({ artifactId: ANSWER, name: ANSWER, parts });
-  const task = (): A2aTask => ({ id: taskId, contextId, status, artifacts: text ? [artifact([{ text }])] : [], history: [] });
+  /** The user's messages the turn brought, as A2A keeps a task's history. */
+  const history: A2aMessage[] = [];
+  const task = (): A2aTask => ({ id: taskId, contextId, status, artifacts: text ? [artifact([{ text }])] : [], history: [...history] });
+  let announced = false;
   const encoder = tableEncoder<A2aStreamItem>({
     'turn-start': (event) => {
       status = { state: 'TASK_STATE_WORKING', timestamp: at(event.at) };
-      return [{ task: task() }];
+      return [];
+    },
+    'input-message': ({ message: input }) => {
+      if (input.role === 'user') history.push({ messageId: `${taskId}/user/${history.length + 1}`, contextId, taskId, role: 'ROLE_USER', parts: userParts(input) });
+      return [];
     },
     'text-delta': (event) => {
       const append = text !== '';
@@ -72,10 +84,23 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
       return [...last, { statusUpdate: { taskId, contextId, status } }];
     },
     ...ignoring(
-      'input-message', 'tool-answer', 'step-end', 'model-call-start', 'model-call-retry', 'model-call-end', 'text-start', 'text-end',
+      'tool-answer', 'step-end', 'model-call-start', 'model-call-retry', 'model-call-end', 'text-start', 'text-end',
       'thinking-start', 'thinking-delta', 'thinking-end', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'tool-execution-start',
       'tool-execution-end', 'tool-progress', 'subagent-event', 'subagent-exposed', 'iteration-limit', 'assistant-message', 'context-compacted',
     ),
   });
-  return { encode: encoder.encode, task };
+  return {
+    encode(event) {
+      if (announced || PRELUDE.has(event.type)) return encoder.encode(event);
+      // The task as it was before this event: working, whatever the event then makes of it.
+      announced = true;
+      return [{ task: task() }, ...encoder.encode(event)];
+    },
+    task,
+  };
+}
+
+function userParts({ content }: UserMessage): A2aPart[] {
+  if (typeof content === 'string') return [{ text: content }];
+  return content.map((block) => (block.type === 'text' ? { text: block.text } : 'url' in block ? { url: block.url } : { raw: block.data, mediaType: block.mimeType }));
 }

@@ -7,8 +7,8 @@
  */
 import type { A2aArtifact, A2aMessage, A2aPart, A2aState, A2aStatus, A2aStreamItem, A2aTask } from './a2a-encoder';
 
-type V03Part = { kind: 'text'; text: string } | { kind: 'data'; data: Record<string, unknown> };
-type V03Message = { kind: 'message'; messageId: string; contextId: string; taskId: string; role: 'agent'; parts: V03Part[] };
+type V03Part = { kind: 'text'; text: string } | { kind: 'data'; data: Record<string, unknown> } | { kind: 'file'; file: { bytes: string; mimeType: string } | { uri: string } };
+type V03Message = { kind: 'message'; messageId: string; contextId: string; taskId: string; role: 'agent' | 'user'; parts: V03Part[] };
 type V03Status = { state: string; message?: V03Message; timestamp: string };
 type V03Artifact = { artifactId: string; name: string; parts: V03Part[] };
 export type V03Task = { kind: 'task'; id: string; contextId: string; status: V03Status; artifacts: V03Artifact[]; history: V03Message[] };
@@ -26,8 +26,19 @@ const STATES: Record<A2aState, string> = {
   TASK_STATE_CANCELED: 'canceled',
 };
 
-const part = (from: A2aPart): V03Part => ('text' in from ? { kind: 'text', text: from.text } : { kind: 'data', data: from.data });
-const message = (from: A2aMessage): V03Message => ({ kind: 'message', messageId: from.messageId, contextId: from.contextId, taskId: from.taskId, role: 'agent', parts: from.parts.map(part) });
+function part(from: A2aPart): V03Part {
+  if ('text' in from) return { kind: 'text', text: from.text };
+  if ('data' in from) return { kind: 'data', data: from.data };
+  return { kind: 'file', file: 'url' in from ? { uri: from.url } : { bytes: from.raw, mimeType: from.mediaType } };
+}
+const message = (from: A2aMessage): V03Message => ({
+  kind: 'message',
+  messageId: from.messageId,
+  contextId: from.contextId,
+  taskId: from.taskId,
+  role: from.role === 'ROLE_USER' ? 'user' : 'agent',
+  parts: from.parts.map(part),
+});
 const artifact = (from: A2aArtifact): V03Artifact => ({ artifactId: from.artifactId, name: from.name, parts: from.parts.map(part) });
 
 function status(from: A2aStatus): V03Status {

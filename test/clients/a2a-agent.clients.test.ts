@@ -46,6 +46,8 @@ describe('the A2A door, with the SDK’s own client', () => {
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.id).toMatch(/^turn_[0-9a-f]{24}:a2a-/);
     expect(textOfTask(task)).toContain('calculator: 5');
+    // Its history, as the SDK reads it: the user's message.
+    expect(task.history).toEqual([expect.objectContaining({ role: 'ROLE_USER', parts: [expect.objectContaining({ text: 'calculate 2+3' })] })]);
     const again = stateOf(await client.sendMessage({ message: message([text('hello again')], { contextId: task.contextId }) } as any));
     expect(again.contextId).toBe(task.contextId);
     expect(again.id).not.toBe(task.id);

@@ -61,10 +61,13 @@ describe('the agent card, in the version its reader asks for', () => {
 describe('A2A v0.3’s methods, in its own words', () => {
   it('message/send answers the task itself: kinds, lowercase states, parts that say their kind', async () => {
     const { result } = await call('message/send', { message: v03Message('calculate 2+3') });
-    expect(result).toMatchObject({ kind: 'task', id: expect.stringMatching(/^turn_[0-9a-f]{24}:a2a-/), status: { state: 'completed', message: { kind: 'message', role: 'agent' } }, history: [] });
+    expect(result).toMatchObject({ kind: 'task', id: expect.stringMatching(/^turn_[0-9a-f]{24}:a2a-/), status: { state: 'completed', message: { kind: 'message', role: 'agent' } } });
+    // Its history: the user's message, in v0.3's words.
+    expect(result.history).toEqual([{ kind: 'message', messageId: `${result.id}/user/1`, contextId: result.contextId, taskId: result.id, role: 'user', parts: [{ kind: 'text', text: 'calculate 2+3' }] }]);
     expect(result.artifacts[0]).toMatchObject({ artifactId: 'answer', parts: [{ kind: 'text', text: expect.stringContaining('calculator: 5') }] });
     const got = await call('tasks/get', { id: result.id });
-    expect(got.result).toMatchObject({ kind: 'task', id: result.id, status: { state: 'completed' } });
+    expect(got.result).toEqual(result);
+    expect((await call('tasks/get', { id: result.id, historyLength: 0 })).result.history).toEqual([]);
   });
 
   it('message/stream sends the task, its answer as artifact updates, and a final status update', async () => {
@@ -122,9 +125,25 @@ describe('images, as file parts of either version', () => {
     const sent = await call('SendMessage', { message: { contextId: v1, parts: [{ text: 'what is this?' }, { raw: PNG, mediaType: 'image/png', filename: 'dot.png' }, { url: 'https://example.com/cat.jpg', mediaType: 'image/jpeg' }] } }, { 'a2a-version': '1.0' });
     expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await history(v1))[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data: PNG }, { type: 'image', url: 'https://example.com/cat.jpg' }] });
+    // The task's history has them too, as parts (a URL's media type is not kept).
+    expect(sent.result.task.history[0].parts).toEqual([{ text: 'what is this?' }, { raw: PNG, mediaType: 'image/png' }, { url: 'https://example.com/cat.jpg' }]);
     const v03 = newSessionId('a2a-image');
-    await call('message/send', { message: { ...v03Message('and this?', { contextId: v03 }), parts: [{ kind: 'file', file: { bytes: PNG, mimeType: 'image/png', name: 'dot.png' } }, { kind: 'text', text: 'and this?' }] } });
+    const sent03 = await call('message/send', { message: { ...v03Message('and this?', { contextId: v03 }), parts: [{ kind: 'file', file: { bytes: PNG, mimeType: 'image/png', name: 'dot.png' } }, { kind: 'text', text: 'and this?' }] } });
     expect((await history(v03))[0]).toEqual({ role: 'user', content: [{ type: 'image', mimeType: 'image/png', data: PNG }, { type: 'text', text: 'and this?' }] });
+    expect(sent03.result.history[0].parts).toEqual([{ kind: 'file', file: { bytes: PNG, mimeType: 'image/png' } }, { kind: 'text', text: 'and this?' }]);
+  });
+
+  it('answers a task with the history configuration.historyLength asks for, and refuses one that is not a count', async () => {
+    const none = await call('SendMessage', { message: { parts: [{ text: 'hello' }] }, configuration: { historyLength: 0 } }, { 'a2a-version': '1.0' });
+    expect(none.result.task.history).toEqual([]);
+    const one = await call('SendMessage', { message: { parts: [{ text: 'hello' }] }, configuration: { historyLength: 1 } }, { 'a2a-version': '1.0' });
+    expect(one.result.task.history).toHaveLength(1);
+    for (const historyLength of [-1, 1.5, '2']) {
+      const refused = await call('SendMessage', { message: { parts: [{ text: 'hello' }] }, configuration: { historyLength } }, { 'a2a-version': '1.0' });
+      expect(refused.error).toMatchObject({ code: -32602, message: 'Invalid params: params.configuration.historyLength: a number of messages, 0 or more.' });
+      const got = await call('tasks/get', { id: one.result.task.id, historyLength });
+      expect(got.error).toMatchObject({ code: -32602, message: 'Invalid params: params.historyLength: a number of messages, 0 or more.' });
+    }
   });
 
   it('refuses a file that is no image, or brings neither bytes nor an http(s) URL, and makes no session', async () => {

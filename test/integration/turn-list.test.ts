@@ -138,11 +138,14 @@ describe('A2A ListTasks', () => {
       [`${turnIds[2]}:${id}`, id, 'TASK_STATE_INPUT_REQUIRED'],
       [`${turnIds[3]}:${id}`, id, 'TASK_STATE_COMPLETED'],
     ]);
-    // By its state alone, unless its artifacts are asked for.
-    expect(all.tasks[3]).toEqual({ id: `${turnIds[3]}:${id}`, contextId: id, status: { state: 'TASK_STATE_COMPLETED', timestamp: expect.any(String) }, artifacts: [], history: [] });
+    // Each as GetTask answers it, without its artifacts unless they are asked for.
     const whole = (await a2a('ListTasks', { contextId: id, includeArtifacts: true })).result.tasks;
     const got = (await a2a('GetTask', { id: `${turnIds[3]}:${id}` })).result;
     expect(whole[3]).toEqual(got);
+    expect(all.tasks[3]).toEqual({ ...got, artifacts: [] });
+    expect(got.history).toEqual([{ messageId: `${got.id}/user/1`, contextId: id, taskId: got.id, role: 'ROLE_USER', parts: [{ text: 'hello' }] }]);
+    const short = (await a2a('ListTasks', { contextId: id, historyLength: 0 })).result.tasks;
+    expect(short.map((task: any) => task.history)).toEqual([[], [], [], []]);
     // A task read again from its turn's log is the task as it was: its status at the turn's end, not at the read.
     const { turns } = await list(id);
     expect(got.status.timestamp).toBe(turns[3]!.endedAt);

@@ -60,18 +60,21 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
     const { version, operation } = operationOf(request.headers.get('a2a-version'), method);
     const legacy = version === '0.3';
     const item = (emit: (item: unknown) => void): Emit => (legacy ? (value) => emit(v03StreamItem(value)) : emit);
-    const task = (value: A2aTask) => (legacy ? v03Task(value) : value);
+    // A task answered has at most the history `historyLength` asks for (SendMessage's configuration's, GetTask's, ListTasks'), checked before anything runs.
+    const asked = operation === 'send' ? (params.configuration as Record<string, unknown> | undefined)?.historyLength : operation === 'get' || operation === 'list' ? params.historyLength : undefined;
+    const length = historyLength(asked, operation === 'send' ? 'configuration.' : '');
+    const task = (value: A2aTask) => (legacy ? v03Task(trim(value, length)) : trim(value, length));
     switch (operation) {
       case 'send': {
         const sent = await send(env, owner, params, undefined, immediately(params, version));
-        return rpc(id, { result: legacy ? v03Task(sent) : { task: sent } });
+        return rpc(id, { result: legacy ? task(sent) : { task: task(sent) } });
       }
       case 'stream':
         return stream(id, (emit) => send(env, owner, params, item(emit), false));
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
       case 'list':
-        return rpc(id, { result: await listTasks(env, owner, params, (listed) => follow(env, owner, { taskId: listed.id, ...parseTask(listed.id) }, undefined)) });
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => follow(env, owner, { taskId: listed.id, ...parseTask(listed.id) }, undefined), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe':
@@ -89,6 +92,18 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
 }
 
 type Emit = (item: A2aStreamItem) => void;
+
+/** A request's `historyLength`: a number of messages, or none given (all of them). */
+function historyLength(value: unknown, under = ''): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  throw new RpcError(INVALID_PARAMS, `Invalid params: params.${under}historyLength: a number of messages, 0 or more.`);
+}
+
+/** A task with the last `length` messages of its history (A2A: 0 is none, none given is all). */
+function trim(task: A2aTask, length: number | undefined): A2aTask {
+  return length === undefined || task.history.length <= length ? task : { ...task, history: length === 0 ? [] : task.history.slice(-length) };
+}
 
 /**
  * A message: its text and images a user message, its data parts answers to the calls the task waits

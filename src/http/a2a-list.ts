@@ -31,6 +31,8 @@ const STATES: [string, TurnState | 'none' | undefined][] = [
   ['AUTH_REQUIRED', 'none'],
 ];
 
+const READ_AT_ONCE = 6;
+
 const listSchema = z.looseObject({
   contextId: z.string({ error: 'required: this agent lists the tasks of one context (a session) at a time' }).pipe(sessionIdSchema),
   status: z.union([z.string(), z.number()]).optional(),
@@ -68,7 +70,11 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
   const ended = (task: A2aTask) => task.status.state !== 'TASK_STATE_SUBMITTED' && task.status.state !== 'TASK_STATE_WORKING';
   // An ended task whose turn's events are no longer kept is told by its state alone.
   const read = async (task: A2aTask) => (ended(task) ? whole(task).catch(() => task) : task);
-  const tasks = await Promise.all(listed.turns.map((turn) => read(taskOf(turn, contextId))));
+  const tasks: A2aTask[] = [];
+  // A few logs read at a time: a page of 100 would hold 100 streams from one session at once.
+  for (let at = 0; at < listed.turns.length; at += READ_AT_ONCE) {
+    tasks.push(...(await Promise.all(listed.turns.slice(at, at + READ_AT_ONCE).map((turn) => read(taskOf(turn, contextId))))));
+  }
   return {
     tasks: tasks.map((task) => trim(includeArtifacts ? task : { ...task, artifacts: [] })),
     nextPageToken: listed.next ?? '',

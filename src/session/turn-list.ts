@@ -34,7 +34,10 @@ function summary(turn: ListedTurn, position: () => number): TurnSummary {
   const status = statusOf(turn);
   const base = { turnId: turn.turnId, status, model: turn.model };
   // A queued turn's row holds when it was asked for until it starts: its place in the queue says more.
-  if (status === 'queued') return { ...base, position: position() || 1 };
+  if (status === 'queued') {
+    const place = position();
+    return place > 0 ? { ...base, position: place } : base;
+  }
   return {
     ...base,
     startedAt: new Date(turn.startedAt).toISOString(),

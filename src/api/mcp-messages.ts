@@ -31,6 +31,8 @@ export const listToolsResultSchema = z.object({
   ),
   // `null` is not MCP's, but servers send it for "no more", as for a title or description they lack.
   nextCursor: z.string().nullish(),
+  /** The 2026-07-28 revision's caching hint: how long the list may be kept (a bad one is none). */
+  ttlMs: z.number().int().nonnegative().optional().catch(undefined),
 });
 
 /** `tools/call`'s answer: its content (each block read by `mcp-result.ts`), structured content, and whether it failed. */

@@ -359,6 +359,43 @@ describe('the MCP toolbox', () => {
     expect(endless.pages()).toBe(100);
   });
 
+  it('keeps a list no longer than its server says it stays fresh (ttlMs, the shortest of its pages), nor than MCP_LIST_TTL_SECONDS', async () => {
+    const lister = (ttls: unknown[]) => {
+      let lists = 0;
+      let clock = 0;
+      const fetcher = async (_input: RequestInfo | URL, init?: RequestInit) => {
+        const { id, method, params } = JSON.parse(String(init?.body));
+        if (id === undefined) return new Response(null, { status: 202 });
+        if (method === 'server/discover') return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+        if (method === 'initialize') return Response.json({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'hinted', version: '1' } } });
+        const page = params?.cursor === undefined ? 0 : Number(params.cursor);
+        if (page === 0) lists++;
+        const next = page + 1 < ttls.length ? { nextCursor: String(page + 1) } : {};
+        return Response.json({ jsonrpc: '2.0', id, result: { tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], ...next, ...(ttls[page] === undefined ? {} : { ttlMs: ttls[page] }) } });
+      };
+      const box = new McpToolbox(settings({ servers: [{ ...server, name: 'hinted', url: 'https://mcp.example/mcp' }] }), fetcher, () => clock);
+      return { box, lists: () => lists, at: (ms: number) => (clock = ms) };
+    };
+    /** How many times the list was read, for turns at these times (ms). */
+    const reads = async (ttls: unknown[], times: number[]) => {
+      const { box, lists, at } = lister(ttls);
+      for (const time of times) {
+        at(time);
+        expect((await box.forTurn()).tools.length).toBe(ttls.length);
+      }
+      return lists();
+    };
+    expect(await reads([5_000], [0, 4_999, 5_000, 9_999])).toBe(2);
+    // ttlMs 0: stale at once, read for every turn (the default of some servers' SDKs).
+    expect(await reads([0], [0, 0, 1])).toBe(3);
+    // The shortest of the pages' hints.
+    expect(await reads([50_000, 2_000, undefined], [0, 1_999, 2_000])).toBe(2);
+    // No hint, or one that is not a count: the deployment's own (60 s here), which a longer hint does not stretch.
+    expect(await reads([undefined], [0, 59_999, 60_000])).toBe(2);
+    expect(await reads([-1], [0, 59_999])).toBe(1);
+    expect(await reads([3_600_000], [0, 60_000])).toBe(2);
+  });
+
   it('refuses a server that speaks another MCP version, or answers outside the protocol', async () => {
     const answering = (body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => async (_input: RequestInfo | URL, init?: RequestInit) => {
       const { id } = JSON.parse(String(init?.body));

@@ -1,8 +1,8 @@
 /**
  * MCP servers as server tools, through the session's MCP client (`mcp-client.ts`, Streamable HTTP).
- * Each server's tool list is kept for a while (per session: one toolbox per session object);
- * a turn connects to a server when it first needs it and closes its connections when it ends, so
- * that no stream stays open while the session sleeps. Every failure (a server down, an MCP error, a
+ * Each server's tool list is kept for a while (per session: one toolbox per session object), no
+ * longer than the server says it stays fresh; a turn connects to a server when it first needs it
+ * and closes its connections when it ends, so that no stream stays open while the session sleeps. Every failure (a server down, an MCP error, a
  * timeout) becomes a tool error the model reads, never a failed turn; a server whose list cannot be
  * read offers no tools until it can.
  */
@@ -32,7 +32,8 @@ const MAX_PAGES = 100;
 const FAILED_LIST_TTL_MS = 30_000;
 
 type ListedTool = { name: string; description: string; inputSchema: Record<string, unknown>; paramHeaders: ParamHeader[] };
-type Listing = { at: number; ok: true; tools: ListedTool[] } | { at: number; ok: false; error: string };
+/** A server's list as last read: kept `ttl` ms from `at`. */
+type Listing = { at: number; ttl: number; ok: true; tools: ListedTool[] } | { at: number; ttl: number; ok: false; error: string };
 
 export type TurnTools = { tools: ServerTool[]; close(): Promise<void> };
 
@@ -68,9 +69,11 @@ export class McpToolbox {
 
   private async listing(server: McpServerConfig, connections: Connections): Promise<Listing> {
     const kept = this.lists.get(server.name);
-    const ttl = kept?.ok === false ? Math.min(FAILED_LIST_TTL_MS, this.settings.listTtlMs) : this.settings.listTtlMs;
-    if (kept && this.now() - kept.at < ttl) return kept;
+    if (kept && this.now() - kept.at < kept.ttl) return kept;
     let listing: Listing;
+    // A server of the 2026-07-28 revision says how long its list stays fresh: kept no longer than
+    // that (the shortest of its pages'), nor than MCP_LIST_TTL_SECONDS.
+    let ttl = this.settings.listTtlMs;
     try {
       const client = await connections.get(server);
       const tools: ListedTool[] = [];
@@ -81,6 +84,7 @@ export class McpToolbox {
       do {
         const page = await client.listTools(cursor, this.settings.listTimeoutMs);
         pages++;
+        if (page.ttlMs !== undefined) ttl = Math.min(ttl, page.ttlMs);
         for (const tool of page.tools) {
           const headers = paramHeadersOf(tool.inputSchema);
           if ('invalid' in headers) console.warn(`MCP server "${server.name}": its tool ${tool.name} is left out: ${headers.invalid}`);
@@ -89,10 +93,10 @@ export class McpToolbox {
         if (cursor !== undefined) cursors.add(cursor);
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined && cursor !== '' && !cursors.has(cursor) && pages < MAX_PAGES && tools.length < MAX_TOOLS);
-      listing = { at: this.now(), ok: true, tools };
+      listing = { at: this.now(), ttl, ok: true, tools };
     } catch (error) {
       console.warn(`MCP server "${server.name}": its tools could not be listed`, describe(error));
-      listing = { at: this.now(), ok: false, error: describe(error) };
+      listing = { at: this.now(), ttl: Math.min(FAILED_LIST_TTL_MS, this.settings.listTtlMs), ok: false, error: describe(error) };
     }
     this.lists.set(server.name, listing);
     return listing;

@@ -108,13 +108,13 @@ export class Session {
 
   // --- the turns and the session -------------------------------------------------------------------
 
-  /** The events of a turn after `after`, then the live turn to its end (resumable streams). */
-  async followTurn(turnId: string, after: number, mode: SseMode | 'events' | undefined): Promise<Result<Stream>> {
+  /** The events of a turn after `after`, then (`live`) the live turn to its end (resumable streams). */
+  async followTurn(turnId: string, after: number, mode: SseMode | 'events' | undefined, live = true): Promise<Result<Stream>> {
     return guard(async () => {
       const turn = this.requireTurn(turnId);
-      // `events`: the internal events, for a door that encodes in the Worker (A2A's resubscribe).
+      // `events`: the internal events, for a door that encodes in the Worker (A2A's resubscribe, and its get without `live`).
       const follower = mode === 'events' ? eventsFollower(after) : (turn.status === 'queued' ? queuedFollower : createFollower)(mode ?? storedSseMode(turn.mode), after);
-      return streamOf(turn.status === 'queued' ? this.parts.queue.follow(turnId, follower) : this.parts.runner.attach(turn, follower));
+      return streamOf(turn.status === 'queued' && live ? this.parts.queue.follow(turnId, follower) : this.parts.runner.attach(turn, follower, live));
     });
   }
 

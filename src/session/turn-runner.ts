@@ -269,18 +269,18 @@ export class TurnRunner {
   }
 
   /**
-   * Attaches a door's follower to a turn: everything logged so far, then the live events if the turn
-   * runs. Read and attach happen with no await between them, so nothing is missed or delivered twice.
+   * Attaches a door's follower to a turn: everything logged so far, then (`live`) the live events if
+   * the turn runs. Read and attach happen with no await between them, so nothing is missed or delivered twice.
    */
-  attach(turn: TurnRow, follower: Follower): Follower {
+  attach(turn: TurnRow, follower: Follower, live = true): Follower {
     if (turn.eventsPruned) throw new ApiError(410, 'events_expired', `The events of turn ${turn.turnId} are no longer kept.`);
     const running = this.running?.turnId === turn.turnId ? this.running : undefined;
-    if (running && running.output.size >= MAX_FOLLOWERS) {
+    if (running && live && running.output.size >= MAX_FOLLOWERS) {
       throw new ApiError(429, 'too_many_followers', `This turn has ${MAX_FOLLOWERS} followers already; close one, or follow it after it ends.`);
     }
     const logged: LoggedEvent[] = running ? running.output.log.read() : readStoredEvents(this.host.stores.turns, turn.turnId);
     for (const entry of logged) follower.deliver(entry);
-    if (running) running.output.add(follower);
+    if (running && live) running.output.add(follower);
     else follower.close();
     return follower;
   }

@@ -5,7 +5,7 @@
  * and a send that asks for its task at once. The SDK's own v0.3 client runs against the same door in
  * test/clients/a2a-agent.clients.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fetchWorker, history, newSessionId, readSse, session } from '../helpers/api';
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
@@ -114,6 +114,27 @@ describe('A2A v0.3’s methods, in its own words', () => {
     const v1 = await call('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'calculate 4*4' }] }, configuration: { returnImmediately: true } }, { 'a2a-version': '1.0' });
     expect(v1.result.task).toMatchObject({ status: { state: 'TASK_STATE_WORKING' }, artifacts: [] });
     expect(await settled(v1.result.task.id)).toMatchObject({ status: { state: 'completed' } });
+  });
+
+  it('gets a running task as far as it has come: its history and its answer so far, still working', async () => {
+    const { result: started } = await call('SendMessage', { message: { parts: [{ text: 'slowly' }] }, metadata: { model: 'openai:script/slow' }, configuration: { returnImmediately: true } }, { 'a2a-version': '1.0' });
+    const id = started.task.id;
+    const sofar = await vi.waitFor(
+      async () => {
+        const { result } = await call('GetTask', { id }, { 'a2a-version': '1.0' });
+        expect(result.artifacts[0]?.parts[0]?.text).toBeTruthy();
+        return result;
+      },
+      { timeout: 5000, interval: 30 },
+    );
+    expect(sofar.status.state).toBe('TASK_STATE_WORKING');
+    expect(sofar.history).toEqual([expect.objectContaining({ role: 'ROLE_USER', parts: [{ text: 'slowly' }] })]);
+    // In a listing too, and in v0.3's words.
+    const listed = (await call('ListTasks', { contextId: sofar.contextId }, { 'a2a-version': '1.0' })).result.tasks[0];
+    expect(listed).toMatchObject({ id, status: { state: 'TASK_STATE_WORKING' }, history: sofar.history, artifacts: [] });
+    expect((await call('tasks/get', { id })).result).toMatchObject({ kind: 'task', status: { state: 'working' }, history: [{ kind: 'message', role: 'user' }] });
+    const done = await settled(id);
+    expect(done.artifacts[0].parts[0].text.startsWith(sofar.artifacts[0].parts[0].text)).toBe(true);
   });
 });
 

@@ -74,7 +74,7 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
       case 'list':
-        return rpc(id, { result: await listTasks(env, owner, params, (listed) => follow(env, owner, { taskId: listed.id, ...parseTask(listed.id) }, undefined), (value) => trim(value, length)) });
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => snapshot(env, owner, { taskId: listed.id, ...parseTask(listed.id) }), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe':
@@ -168,10 +168,16 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const stub = sessionStub(env, owner, ref.sessionId);
   const view = await stub.getTurn(ref.turnId);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
-  const { status } = view.turn;
-  if (status === 'queued' || status === 'running') return unfinishedTask(ref.taskId, ref.sessionId, status === 'queued');
-  // An ended turn: its event log, read again through the encoder.
-  return follow(env, owner, ref, undefined);
+  if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
+  // A turn that runs or ended: its event log so far, read again through the encoder (what a running one has made yet).
+  return snapshot(env, owner, ref);
+}
+
+/** A task as its turn's event log has it now: not followed live. */
+async function snapshot(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
+  const read = await sessionStub(env, owner, ref.sessionId).followTurn(ref.turnId, 0, 'events', false);
+  if (!read.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)} (or its events are no longer kept).`);
+  return encodeEvents(read.body, ref.sessionId, undefined);
 }
 
 /** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */

@@ -3,6 +3,7 @@
  * ended, what `stream: "none"` would have answered; a session's webhook deliveries; a new schedule.
  */
 import * as z from '../lib/zod';
+import { nextCursor } from './paging';
 import { stopReasonSchema, turnBodySchema, turnStatusSchema } from './responses';
 
 export const turnViewSchema = turnBodySchema
@@ -26,7 +27,7 @@ export type TurnSummary = z.infer<typeof turnSummarySchema>;
 
 export const turnsPageSchema = z.strictObject({
   turns: z.array(turnSummarySchema).meta({ description: 'Newest first, by when each was asked for.' }),
-  next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+  next: nextCursor,
 });
 export type TurnsPage = z.infer<typeof turnsPageSchema>;
 

@@ -6,6 +6,7 @@
  */
 import * as z from '../lib/zod';
 import { assistantMessageSchema, systemMessageSchema, toolMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
+import { nextCursor } from './paging';
 
 export const errorBodySchema = z
   .strictObject({
@@ -132,7 +133,7 @@ export const messagesPageSchema = z
     messages: z.array(
       z.union([storedMessageSchema, z.strictObject({ role: z.literal('compaction'), summary: z.string(), summarizedMessages: z.number().int() })]),
     ),
-    next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+    next: nextCursor,
   })
   ;
 

@@ -1,5 +1,6 @@
 /** The small shapes of the routes of turns: one turn's, the listing's query, and the Idempotency-Key header. */
 import * as z from '../lib/zod';
+import { numberCursor, pageLimit } from './paging';
 import { turnStatusSchema } from './responses';
 import { sseModeSchema } from './turn-request';
 
@@ -14,11 +15,7 @@ export const followQuerySchema = z.strictObject({
 
 /** `GET /sessions/{id}/turns`: a page size, the opaque cursor of the page before, and a state to keep. */
 export const turnsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z
-    .string()
-    .regex(/^[0-9]{1,15}$/, { message: 'The cursor is the "next" value of a previous page.' })
-    .transform(Number)
-    .optional(),
+  limit: pageLimit(100, 50),
+  cursor: numberCursor.optional(),
   status: turnStatusSchema.optional(),
 });

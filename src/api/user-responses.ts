@@ -4,6 +4,7 @@
  * generated from them and the tests parse real answers with them.
  */
 import * as z from '../lib/zod';
+import { cursorOf, nextCursor, pageLimit } from './paging';
 import { sessionViewSchema, usageSchema } from './responses';
 
 /** The fields a session's entry shares with its own view (`GET /sessions/{id}`), and what it adds. */
@@ -19,7 +20,7 @@ export type SessionEntry = z.infer<typeof sessionEntrySchema>;
 
 export const sessionListSchema = z.strictObject({
   sessions: z.array(sessionEntrySchema),
-  next: z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }),
+  next: nextCursor,
 });
 
 const spendSchema = usageSchema.extend({
@@ -49,11 +50,8 @@ export const userViewSchema = z.strictObject({
 
 export const usersQuerySchema = {
   list: z.strictObject({
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z
-      .string()
-      .regex(/^[0-9]{1,15}:.{1,128}$/, { message: 'The cursor is the "next" value of a previous page.' })
-      .optional(),
+    limit: pageLimit(100, 20),
+    cursor: cursorOf(/^[0-9]{1,15}:.{1,128}$/).optional(),
   }),
   usage: z
     .strictObject({

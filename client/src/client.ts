@@ -7,7 +7,7 @@
 import { errorOf, TurnsApiError } from './errors.js';
 import { runExchange, type RunOptions, type RunResult } from './run.js';
 import { readTurnEvents } from './sse.js';
-import type { AcceptedTurn, Branch, CancelledTurn, Delivery, ExportLine, IfBusy, MessagesPage, Schedule, ScheduleInput, Session, SessionList, TurnBody, TurnEvent, TurnInput, TurnsPage, TurnView, UsageReport, UserView } from './types.js';
+import type { AcceptedTurn, Branch, CancelledTurn, Delivery, ExportLine, IfBusy, MessagesPage, Schedule, ScheduleInput, Session, SessionList, TurnBody, TurnEvent, TurnInput, TurnsPage, TurnStatus, TurnView, UsageReport, UserView } from './types.js';
 
 export type ClientOptions = {
   /** Where the service is, e.g. `https://agent.example.com`. */
@@ -166,7 +166,7 @@ export function createClient(options: ClientOptions) {
       /** A turn's state; once it ended, what a JSON turn would have answered. */
       get: (sessionId: string, turnId: string) => json<TurnView>(`${session(sessionId)}/turns/${turnId}`),
       /** The session's turns, newest first, a page at a time; `status` keeps those in one state. */
-      list: (sessionId: string, page: { limit?: number; cursor?: string; status?: TurnView['status'] } = {}) => json<TurnsPage>(`${session(sessionId)}/turns${queryOf(page)}`),
+      list: (sessionId: string, page: { limit?: number; cursor?: string; status?: TurnStatus } = {}) => json<TurnsPage>(`${session(sessionId)}/turns${queryOf(page)}`),
     },
     /** The caller's own: their usage per UTC day and model, their view, their export and their erasure. */
     me: {

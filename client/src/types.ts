@@ -105,7 +105,7 @@ export type Session = {
   messageCount: number;
   pendingToolCalls: PendingToolCall[];
   usage: Usage;
-  lastTurn?: { turnId: string; status: string; stopReason?: string; errorCode?: string };
+  lastTurn?: { turnId: string; status: TurnStatus; stopReason?: string; errorCode?: string };
   running: boolean;
   runningTurnId?: string;
   /** The turns waiting for the session, first to run first. */
@@ -118,7 +118,7 @@ export type CompactionMarker = { role: 'compaction'; summary: string; summarized
 export type MessagesPage = { messages: (StoredMessage | CompactionMarker)[]; next?: string };
 /** One branch of a session: the path from the first message to `leafId`. */
 export type Branch = { leafId: string; active: boolean; messageCount: number; updatedAt: string; forkPointId?: string };
-export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
+export type CancelledTurn = { turnId: string; status: TurnStatus; stopReason?: string };
 /** A turn accepted while another ran (`202`): queued, with its place from 1, or steered into the running turn. */
 export type AcceptedTurn =
   | { turnId: string; status: 'queued'; position: number }
@@ -165,12 +165,14 @@ export type ExportLine =
   | ({ type: 'schedule'; sessionId: string } & Schedule);
 
 /** A turn's state (`GET .../turns/{turnId}`); once ended, what a JSON turn answers. */
-export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' };
+/** A turn's state: waiting in the queue, running, or ended (`failed`: with an error, or cut by a restart). */
+export type TurnStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
+export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: TurnStatus };
 
 /** One turn of a session's list (`turns.list`): its state and times, not what it said (`turns.get` has that). */
 export type TurnSummary = {
   turnId: string;
-  status: TurnView['status'];
+  status: TurnStatus;
   model: string;
   /** Absent while it waits in the queue. */
   startedAt?: string;
@@ -208,5 +210,5 @@ export type Schedule = Omit<ScheduleInput, 'model'> & {
   model: string;
   createdAt: string;
   nextRunAt: string | null;
-  lastRun?: { turnId: string; status: string; stopReason?: string };
+  lastRun?: { turnId: string; status: TurnStatus | 'pruned'; stopReason?: string };
 };

@@ -106,6 +106,10 @@ const pendingCallSchema = z.strictObject({
   awaiting: z.enum(['client', 'permission']),
 });
 
+/** A turn's state: waiting in the queue, running, or ended (docs/background.md). */
+export const turnStatusSchema = z.enum(['queued', 'running', 'finished', 'cancelled', 'failed']);
+export type TurnStatus = z.infer<typeof turnStatusSchema>;
+
 export const sessionViewSchema = z
   .strictObject({
     sessionId: z.string(),
@@ -116,7 +120,7 @@ export const sessionViewSchema = z
     pendingToolCalls: z.array(pendingCallSchema),
     usage: usageSchema,
     lastTurn: z
-      .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional(), errorCode: z.string().optional() })
+      .strictObject({ turnId: z.string(), status: turnStatusSchema, stopReason: z.string().optional(), errorCode: z.string().optional() })
       .optional(),
     running: z.boolean(),
     runningTurnId: z.string().optional(),
@@ -138,13 +142,10 @@ export const messagesPageSchema = z
   ;
 
 export const cancelledTurnSchema = z
-  .strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() })
+  .strictObject({ turnId: z.string(), status: turnStatusSchema, stopReason: z.string().optional() })
   ;
 
 /** `202` to `POST .../turns` with `ifBusy` `enqueue` (`queued`, with its place) or `steer` (`steered`, the running turn's id). */
-/** A turn's state: waiting in the queue, running, or ended (docs/background.md). */
-export const turnStatusSchema = z.enum(['queued', 'running', 'finished', 'cancelled', 'failed']);
-
 export const acceptedTurnSchema = z.union([
   z.strictObject({ turnId: z.string(), status: z.literal('queued'), position: z.number().int().nonnegative() }),
   z.strictObject({ turnId: z.string(), status: z.literal('steered') }),

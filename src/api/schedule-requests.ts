@@ -8,6 +8,7 @@ import { cut } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { systemMessageSchema, userMessageSchema } from './content';
 import { LIMITS } from './limits';
+import { turnStatusSchema } from './responses';
 import { clientToolSchema, modelNameSchema } from './turn-request';
 
 /** Schedules one session may have. */
@@ -83,6 +84,8 @@ export const scheduleViewSchema = z.strictObject({
   model: z.string(),
   createdAt: z.string(),
   nextRunAt: z.string().nullable().meta({ description: 'null once a one-shot schedule has run.' }),
-  lastRun: z.strictObject({ turnId: z.string(), status: z.string(), stopReason: z.string().optional() }).optional(),
+  lastRun: z
+    .strictObject({ turnId: z.string(), status: z.union([turnStatusSchema, z.literal('pruned')]), stopReason: z.string().optional() })
+    .optional(),
 });
 export type ScheduleView = z.infer<typeof scheduleViewSchema>;

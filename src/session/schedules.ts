@@ -8,6 +8,7 @@ import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import * as z from '../lib/zod';
 import type { SessionStores } from './store/stores';
+import { statusOf } from './store/turns';
 import type { TurnQueue } from './turn-queue';
 
 /** What is stored of a schedule: its request, with the model the Worker checked. */
@@ -99,7 +100,7 @@ export class Schedules {
       ...spec,
       createdAt: new Date(row.created_at).toISOString(),
       nextRunAt: row.next_run_at === null ? null : new Date(row.next_run_at).toISOString(),
-      ...(row.last_turn_id !== null ? { lastRun: { turnId: row.last_turn_id, status: last?.status ?? 'pruned', ...(last?.stopReason ? { stopReason: last.stopReason } : {}) } } : {}),
+      ...(row.last_turn_id !== null ? { lastRun: { turnId: row.last_turn_id, status: last ? statusOf(last) : 'pruned', ...(last?.stopReason ? { stopReason: last.stopReason } : {}) } } : {}),
     };
   }
 }

@@ -5,8 +5,8 @@
  * route reads those), so a page costs one query however long its turns were.
  */
 import type { TurnSummary, TurnsPage } from '../api/background-responses';
-import type { ListedTurn, TurnState } from './store/turns';
-import { statusOf, type Session } from './turns-door';
+import { statusOf, type ListedTurn, type TurnState } from './store/turns';
+import type { Session } from './turns-door';
 
 export type TurnsQuery = {
   limit: number;

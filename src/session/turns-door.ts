@@ -14,14 +14,14 @@
  */
 import type { UserMessage } from '../api/content';
 import { ApiError } from '../lib/errors';
-import type { AcceptedTurn } from '../api/responses';
+import type { AcceptedTurn, TurnStatus } from '../api/responses';
 import type { TurnView } from '../api/background-responses';
 import type { IfBusy, TurnRequest } from '../api/turn-request';
 import { checkParent } from './branching';
 import { createFollower, type FinishBody, type Follower, type FollowFrom, type StartedTurn } from './followers';
 import { identify, identifyTurnMessages } from './history-views';
 import type { SessionStores } from './store/stores';
-import type { TurnRow } from './store/turns';
+import { statusOf, type TurnRow } from './store/turns';
 import type { Queued, TurnQueue } from './turn-queue';
 import { IDEMPOTENCY_WINDOW_MS, type Door, type TurnRunner } from './turn-runner';
 
@@ -135,12 +135,6 @@ async function startInBackground(session: Session, request: TurnRequest, door: O
   return { kind: 'accepted', body: status === 'queued' ? { turnId, status, position: session.queue.position(turnId) } : { turnId, status }, replayed };
 }
 
-/** A turn's state as the API says it: an ended turn `finished`, `cancelled` or `failed` (with an error, or cut by a restart). */
-export function statusOf(turn: TurnRow): TurnView['status'] {
-  if (turn.status === 'queued' || turn.status === 'running' || turn.status === 'cancelled') return turn.status;
-  return turn.status === 'finished' && turn.stopReason !== 'error' ? 'finished' : 'failed';
-}
-
 /** `GET .../turns/{turnId}`: its state, and once it ended, what `stream: "none"` would have answered. */
 export async function turnView(session: Session, turn: TurnRow): Promise<TurnView> {
   const status = statusOf(turn);
@@ -159,7 +153,7 @@ export async function turnView(session: Session, turn: TurnRow): Promise<TurnVie
   return { turnId: turn.turnId, status, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}), messages } as TurnView;
 }
 
-export type CancelledTurn = { turnId: string; status: string; stopReason?: string };
+export type CancelledTurn = { turnId: string; status: TurnStatus; stopReason?: string };
 
 /** A cancel (`POST .../turns/{turnId}/cancel`): a queued turn leaves the queue; the running one stops, and is answered once it has. */
 export async function cancelTurn({ queue, runner, stores }: Session, turn: TurnRow): Promise<CancelledTurn> {
@@ -170,5 +164,5 @@ export async function cancelTurn({ queue, runner, stores }: Session, turn: TurnR
   }
   await runner.stop();
   const ended = stores.turns.turn(turnId);
-  return { turnId, status: ended?.status ?? 'cancelled', ...(ended?.stopReason ? { stopReason: ended.stopReason } : {}) };
+  return { turnId, status: ended ? statusOf(ended) : 'cancelled', ...(ended?.stopReason ? { stopReason: ended.stopReason } : {}) };
 }

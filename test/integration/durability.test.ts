@@ -36,7 +36,7 @@ describe('durability', () => {
 
     const { body } = await session(id);
     expect(body.running).toBe(false);
-    expect(body.lastTurn).toMatchObject({ status: 'interrupted', stopReason: 'error', errorCode: 'interrupted' });
+    expect(body.lastTurn).toMatchObject({ status: 'failed', stopReason: 'error', errorCode: 'interrupted' });
     expect(await history(id)).toEqual([{ role: 'user', content: 'slow' }]);
     const next = await turn(id, { messages: [user('hello')] });
     expect(next.status).toBe(200);
@@ -63,7 +63,7 @@ describe('durability', () => {
     await abortAllDurableObjects();
 
     const { body } = await session(id);
-    expect(body.lastTurn).toMatchObject({ turnId: 'turn_cut', status: 'interrupted' });
+    expect(body.lastTurn).toMatchObject({ turnId: 'turn_cut', status: 'failed', errorCode: 'interrupted' });
     expect(body.pendingToolCalls.map((call: any) => call.toolCallId)).toEqual(['call_wait']);
     const stored = await history(id);
     expect(stored[2]).toEqual({ role: 'tool', toolCallId: 'call_run', content: 'Tool execution was interrupted', isError: true });

@@ -127,6 +127,18 @@ describe('GET /sessions/{id}/turns', () => {
   });
 });
 
+describe('a turn’s state, the same on every route', () => {
+  it('the session’s last turn says failed for a turn that failed, as the turn’s route and the list do', async () => {
+    const id = newSessionId('state');
+    const failed = await turn(id, { messages: [user('demo:error')], stream: 'none' });
+    const turnId = failed.mode === 'none' ? String(failed.body.turnId) : '';
+    const view = await (await fetchWorker(`/sessions/${id}/turns/${turnId}`)).json<any>();
+    expect(view.status).toBe('failed');
+    expect((await session(id)).body.lastTurn).toEqual({ turnId, status: 'failed', stopReason: 'error', errorCode: expect.any(String) });
+    expect((await list(id)).turns[0]).toMatchObject({ turnId, status: 'failed' });
+  });
+});
+
 describe('A2A ListTasks', () => {
   it('lists a context’s tasks newest first, by state, a page at a time, with the total', async () => {
     const { id, turnIds } = await sessionOfEveryEnd('a2a-list');

@@ -2,6 +2,7 @@
  * The SQL of a session's turns: the turn rows (status, mode, idempotency key), their packed event
  * logs, and the pruning of what has expired. Beside `history.ts`, which holds the history.
  */
+import type { TurnStatus } from '../../api/responses';
 import { splitForRows } from './row-chunks';
 import type { SessionMeta } from './meta';
 
@@ -49,10 +50,19 @@ function toTurnRow(row: TurnRecord): TurnRow {
   };
 }
 
-export type LastTurn = { turnId: string; status: string; stopReason?: string; errorCode?: string };
+export type LastTurn = { turnId: string; status: TurnStatus; stopReason?: string; errorCode?: string };
 
 /**
- * Which turns a listing keeps: a state as the turns API names it (`statusOf` in `turns-door.ts`), or
+ * A turn's state as the API says it (docs/background.md), from what its row keeps: an ended turn
+ * `finished`, `cancelled` or `failed` (with an error, or cut by a restart: `interrupted`).
+ */
+export function statusOf(turn: Pick<TurnRow, 'status' | 'stopReason'>): TurnStatus {
+  if (turn.status === 'queued' || turn.status === 'running' || turn.status === 'cancelled') return turn.status;
+  return turn.status === 'finished' && turn.stopReason !== 'error' ? 'finished' : 'failed';
+}
+
+/**
+ * Which turns a listing keeps: a state as the turns API names it (`statusOf`), or
  * one of the two a finished turn is to A2A: waiting for input (`tool_use`) or completed.
  */
 export type TurnState = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed' | 'input_required' | 'completed';
@@ -231,7 +241,7 @@ export class TurnStore {
       )
       .toArray()[0];
     if (!row) return undefined;
-    const last: LastTurn = { turnId: row.turn_id, status: row.status };
+    const last: LastTurn = { turnId: row.turn_id, status: statusOf({ status: row.status, stopReason: row.stop_reason }) };
     if (row.stop_reason) last.stopReason = row.stop_reason;
     if (row.error_code) last.errorCode = row.error_code;
     return last;

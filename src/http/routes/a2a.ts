@@ -2,10 +2,10 @@
  * The A2A door's JSON-RPC endpoint (docs/a2a.md; its card is `../a2a-card.ts`), `POST /a2a`, as
  * `@a2a-js/sdk` 1.x speaks A2A v1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`
  * (`../a2a-list.ts`), `CancelTask`, `SubscribeToTask`) and, for the clients of the version before,
- * v0.3 (`message/send` and the rest: `../a2a-versions.ts`). The context is the session, a task is a turn; its events are encoded here
- * (`protocol/a2a-encoder.ts`, then `protocol/a2a-v03.ts` for v0.3), the turn launched by the
- * session's one launcher. A task's id names its turn and its session (`<turnId>:<sessionId>`), since
- * A2A's get, cancel and subscribe name only the task.
+ * v0.3 (`message/send` and the rest: `../a2a-versions.ts`). The context is the session, a task is a
+ * turn; its events are encoded here (`protocol/a2a-encoder.ts`, then `protocol/a2a-v03.ts` for
+ * v0.3), the turn launched by the session's one launcher. A task's id names its turn and its
+ * session (`<turnId>:<sessionId>`), since A2A's get, cancel and subscribe name only the task.
  */
 import type { IRequest } from 'itty-router';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';

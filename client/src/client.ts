@@ -165,8 +165,8 @@ export function createClient(options: ClientOptions) {
         }),
       /** A turn's state; once it ended, what a JSON turn would have answered. */
       get: (sessionId: string, turnId: string) => json<TurnView>(`${session(sessionId)}/turns/${turnId}`),
-      /** The session's turns, newest first, a page at a time; `status` keeps those in one state. */
-      list: (sessionId: string, page: { limit?: number; cursor?: string; status?: TurnStatus } = {}) => json<TurnsPage>(`${session(sessionId)}/turns${queryOf(page)}`),
+      /** The session's turns, newest first, a page at a time; `status` keeps those in one state, `since` those whose state changed since (ISO 8601). */
+      list: (sessionId: string, page: { limit?: number; cursor?: string; status?: TurnStatus; since?: string } = {}) => json<TurnsPage>(`${session(sessionId)}/turns${queryOf(page)}`),
     },
     /** The caller's own: their usage per UTC day and model, their view, their export and their erasure. */
     me: {

@@ -13,9 +13,13 @@ export const followQuerySchema = z.strictObject({
   stream: sseModeSchema.optional(),
 });
 
-/** `GET /sessions/{id}/turns`: a page size, the opaque cursor of the page before, and a state to keep. */
+/** `GET /sessions/{id}/turns`: a page size, the opaque cursor of the page before, a state to keep, and a time. */
 export const turnsQuerySchema = z.strictObject({
   limit: pageLimit(100, 50),
   cursor: numberCursor.optional(),
   status: turnStatusSchema.optional(),
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Only the turns whose state changed at or after this time (they ended then, or started then and run or wait): what a poll has not seen.' }),
 });

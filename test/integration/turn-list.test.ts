@@ -104,13 +104,19 @@ describe('GET /sessions/{id}/turns', () => {
     const second = await list(id, `?status=finished&limit=1&cursor=${(await list(id, '?status=finished&limit=1')).next}`);
     expect(second).toEqual({ turns: [expect.objectContaining({ turnId: turnIds[3] })] });
     expect((await list(id, '?status=running')).turns).toEqual([]);
+
+    // What changed since a time: the cancelled turn ended last, well after the others.
+    const [last] = (await list(id)).turns;
+    expect((await list(id, `?since=${last!.endedAt}`)).turns.map((listed) => listed.turnId)).toEqual([turnIds[0]]);
+    expect((await list(id, `?since=${encodeURIComponent('2026-01-01T00:00:00+01:00')}&status=failed`)).turns.map((listed) => listed.turnId)).toEqual([turnIds[1]]);
+    expect((await list(id, `?since=${new Date(Date.now() + 60_000).toISOString()}`)).turns).toEqual([]);
   });
 
   it('refuses a bad query with 400 and an unknown session with 404, and leaves the session as it was', async () => {
     const id = newSessionId('list-bad');
     await turn(id, { messages: [user('hello')], stream: 'none' });
     const before = [await list(id), (await session(id)).body];
-    for (const query of ['?limit=0', '?limit=101', '?limit=ten', '?cursor=abc', '?cursor=-1', '?status=done', '?limit=1&limit=2', '?order=asc']) {
+    for (const query of ['?limit=0', '?limit=101', '?limit=ten', '?cursor=abc', '?cursor=-1', '?status=done', '?limit=1&limit=2', '?order=asc', '?since=yesterday', '?since=2026-12-01']) {
       const response = await fetchWorker(`/sessions/${id}/turns${query}`);
       expect(response.status, query).toBe(400);
       expect(await response.json(), query).toMatchObject({ error: { code: 'invalid_query', message: expect.stringContaining('The query is not valid') } });

@@ -41,8 +41,9 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
 /** `GET /sessions/:id/turns`: a page of the session's turns, newest first (docs/background.md). */
 export async function getTurns(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const { limit, cursor, status } = readQuery(turnsQuerySchema, request);
-  const result = await sessionStub(env, request.owner, sessionId).listTurns({ limit, ...(cursor === undefined ? {} : { cursor }), ...(status ? { state: status } : {}) });
+  const { limit, cursor, status, since } = readQuery(turnsQuerySchema, request);
+  const filter = { ...(cursor === undefined ? {} : { cursor }), ...(status ? { state: status } : {}), ...(since ? { changedSince: Date.parse(since) } : {}) };
+  const result = await sessionStub(env, request.owner, sessionId).listTurns({ limit, ...filter });
   if (!result.ok) return failureResponse(result);
   return Response.json(result.next === undefined ? { turns: result.turns } : { turns: result.turns, next: result.next });
 }

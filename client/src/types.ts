@@ -182,6 +182,8 @@ export type TurnSummary = {
   errorCode?: string;
   /** Its place in the queue, from 1, while it waits. */
   position?: number;
+  /** The schedule that started it, if one did. */
+  scheduleId?: string;
 };
 /** A page of a session's turns, newest first; `next` is the cursor of the next page, absent on the last. */
 export type TurnsPage = { turns: TurnSummary[]; next?: string };

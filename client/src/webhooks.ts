@@ -16,6 +16,8 @@ export type WebhookEvent = {
     userId: string;
     sessionId: string;
     turnId: string;
+    /** The schedule that started the turn, if one did. */
+    scheduleId?: string;
     stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'error';
     error?: { code: string; message: string };
     pendingToolCalls?: PendingCall[];

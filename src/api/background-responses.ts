@@ -22,6 +22,7 @@ export const turnSummarySchema = z.strictObject({
   stopReason: stopReasonSchema.optional(),
   errorCode: z.string().optional().meta({ description: 'The code of the error it ended with, if any (`cancelled`, `interrupted`, `upstream_error`, …).' }),
   position: z.number().int().positive().optional().meta({ description: 'Its place in the queue, from 1, while it waits.' }),
+  scheduleId: z.string().optional().meta({ description: 'The schedule that started it, if one did.' }),
 });
 export type TurnSummary = z.infer<typeof turnSummarySchema>;
 

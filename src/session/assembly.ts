@@ -59,7 +59,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   });
   const titles = new Titles(stores, (event) => hub.tell(event), users);
   const wake = (at: number) => parts.housekeeping.wake(at);
-  const webhooks = new Webhooks({ deliveries: stores.deliveries, settings: () => readConfig(env).webhook, userId: () => owner.userId, wake });
+  const webhooks = new Webhooks({ deliveries: stores.deliveries, settings: () => readConfig(env).webhook, userId: () => owner.userId, scheduleOf: (turnId) => stores.turns.scheduleOf(turnId), wake });
   const schedules = new Schedules({ storage: ctx.storage, stores, queue: { enqueue: (...args) => queue.enqueue(...args), drain: () => queue.drain() }, wake });
   const housekeeping = new Housekeeping(ctx.storage, stores, () => runner.runningTurnId !== undefined, () => void queue.drain(), [
     { runDue: () => users.sendNow(), waiting: () => outbox.size() > 0 || outbox.unswept() },

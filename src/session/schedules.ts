@@ -67,7 +67,7 @@ export class Schedules {
       let turnId: string | null = row.last_turn_id;
       try {
         const request = { messages: spec.messages, ...(spec.tools ? { tools: spec.tools } : {}), stream: 'none' as const, ifBusy: 'enqueue' as const };
-        turnId = this.host.queue.enqueue(request, { sessionId, model: spec.model }).turnId;
+        turnId = this.host.queue.enqueue(request, { sessionId, model: spec.model, scheduleId: row.id }).turnId;
       } catch (error) {
         // A full queue skips this run; the schedule keeps its next.
         console.warn('a schedule could not enqueue its turn', row.id, error instanceof ApiError ? error.code : error);

@@ -32,7 +32,7 @@ export function turnsPage({ stores, queue }: Pick<Session, 'stores' | 'queue'>, 
 
 function summary(turn: ListedTurn, position: () => number): TurnSummary {
   const status = statusOf(turn);
-  const base = { turnId: turn.turnId, status, model: turn.model };
+  const base = { turnId: turn.turnId, status, model: turn.model, ...(turn.scheduleId ? { scheduleId: turn.scheduleId } : {}) };
   // A queued turn's row holds when it was asked for until it starts: its place in the queue says more.
   if (status === 'queued') {
     const place = position();

@@ -41,7 +41,7 @@ export class TurnQueue {
    * Puts a turn in the queue. `bounded`: a request is refused past `MAX_QUEUED_TURNS`; steered
    * messages a turn could not take are never lost to the bound.
    */
-  enqueue(request: TurnRequest, door: { sessionId: string; model: string; idempotency?: { key: string; hash: string } }, bounded = true): Queued {
+  enqueue(request: TurnRequest, door: { sessionId: string; model: string; idempotency?: { key: string; hash: string }; scheduleId?: string }, bounded = true): Queued {
     const { stores } = this.host;
     const max = this.host.maxQueued();
     if (bounded && stores.queue.size() >= max) {
@@ -49,7 +49,7 @@ export class TurnQueue {
     }
     stores.meta.ensureCreated(door.sessionId);
     const turnId = newId('turn');
-    stores.turns.queueTurn(turnId, door.model, request.stream, door.idempotency);
+    stores.turns.queueTurn(turnId, door.model, request.stream, door.idempotency, door.scheduleId);
     stores.queue.add(turnId, request, door.model);
     this.host.keepAwake();
     return { turnId, status: 'queued', position: this.position(turnId) };

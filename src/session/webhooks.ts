@@ -30,6 +30,8 @@ export type WebhookHost = {
   deliveries: WebhookDeliveries;
   settings(): Config['webhook'];
   userId(): string;
+  /** The schedule that started a turn, if one did. */
+  scheduleOf(turnId: string): string | undefined;
   /** Asks the alarm to fire by `at`. */
   wake(at: number): void;
 };
@@ -49,10 +51,12 @@ export class Webhooks {
   turnEnded(end: TurnEnd, now = Date.now()): void {
     if (!this.host.settings()) return;
     const type = webhookType(end.stopReason);
+    const scheduleId = this.host.scheduleOf(end.turnId);
     const data = {
       userId: this.host.userId(),
       sessionId: end.sessionId,
       turnId: end.turnId,
+      ...(scheduleId ? { scheduleId } : {}),
       stopReason: end.stopReason,
       ...(end.error ? { error: end.error } : {}),
       ...(type === 'turn.requires_action' ? { pendingToolCalls: end.pendingToolCalls ?? [] } : {}),

@@ -62,6 +62,8 @@ describe('GET /sessions/{id}/turns', () => {
       { status: 'finished', stopReason: 'end_turn', errorCode: undefined },
     ]);
     for (const listed of turns) {
+      // No schedule started these (test/background/schedules.test.ts has one that did).
+      expect(listed.scheduleId).toBeUndefined();
       expect(listed.model).toMatch(/^(demo|openai):/);
       expect(Date.parse(listed.endedAt!)).toBeGreaterThanOrEqual(Date.parse(listed.startedAt!));
       expect(listed.position).toBeUndefined();

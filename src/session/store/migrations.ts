@@ -160,4 +160,8 @@ export const MIGRATIONS: string[][] = [
        created_at INTEGER NOT NULL
      )`,
   ],
+  [
+    // A turn a schedule started names it (`GET .../turns`, its webhook): the schedule keeps only its last.
+    `ALTER TABLE turns ADD COLUMN schedule_id TEXT`,
+  ],
 ];

@@ -80,7 +80,7 @@ const STATE_SQL: Record<TurnState, string> = {
 
 /** A page of a session's turns: newest first (by when each was asked for), after `before` (a `key` of the page before). */
 export type TurnsFilter = { limit: number; before?: number; state?: TurnState; changedSince?: number };
-export type ListedTurn = TurnRow & { key: number; errorCode: string | null };
+export type ListedTurn = TurnRow & { key: number; errorCode: string | null; scheduleId: string | null };
 
 export class TurnStore {
   constructor(
@@ -103,14 +103,14 @@ export class TurnStore {
     return row && toTurnRow(row);
   }
 
-  /** A turn that waits in the queue (`QueueStore`): its row says `queued` until it starts. */
-  queueTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }): void {
-    this.insertTurn(turnId, 'queued', model, mode, idempotency);
+  /** A turn that waits in the queue (`QueueStore`): its row says `queued` until it starts; `scheduleId`, the schedule that made it. */
+  queueTurn(turnId: string, model: string, mode: string, idempotency?: { key: string; hash: string }, scheduleId?: string): void {
+    this.insertTurn(turnId, 'queued', model, mode, idempotency, scheduleId);
   }
 
-  private insertTurn(turnId: string, status: 'running' | 'queued', model: string, mode: string, idempotency?: { key: string; hash: string }): void {
+  private insertTurn(turnId: string, status: 'running' | 'queued', model: string, mode: string, idempotency?: { key: string; hash: string }, scheduleId?: string): void {
     this.sql.exec(
-      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash, enqueued) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO turns (turn_id, status, model, mode, started_at, idempotency_key, request_hash, enqueued, schedule_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       turnId,
       status,
       model,
@@ -119,8 +119,15 @@ export class TurnStore {
       idempotency?.key ?? null,
       idempotency?.hash ?? null,
       status === 'queued' ? 1 : 0,
+      scheduleId ?? null,
     );
     this.session.touch();
+  }
+
+  /** The schedule that started a turn, if one did. */
+  scheduleOf(turnId: string): string | undefined {
+    if (!this.session.exists()) return undefined;
+    return this.sql.exec<{ schedule_id: string | null }>(`SELECT schedule_id FROM turns WHERE turn_id = ?`, turnId).toArray()[0]?.schedule_id ?? undefined;
   }
 
   /** A queued turn whose messages another turn took (steered in): it never was a turn of its own. */
@@ -210,14 +217,14 @@ export class TurnStore {
     const { where, values } = filtered(filter);
     const page = filter.before === undefined ? where : [...where, 'rowid < ?'];
     const rows = this.sql
-      .exec<TurnRecord & { key: number; error_code: string | null }>(
-        `SELECT rowid AS key, error_code, ${TURN_COLUMNS} FROM turns${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY rowid DESC LIMIT ?`,
+      .exec<TurnRecord & { key: number; error_code: string | null; schedule_id: string | null }>(
+        `SELECT rowid AS key, error_code, schedule_id, ${TURN_COLUMNS} FROM turns${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY rowid DESC LIMIT ?`,
         ...values,
         ...(filter.before === undefined ? [] : [filter.before]),
         filter.limit + 1,
       )
       .toArray();
-    const turns = rows.slice(0, filter.limit).map((row) => ({ ...toTurnRow(row), key: row.key, errorCode: row.error_code }));
+    const turns = rows.slice(0, filter.limit).map((row) => ({ ...toTurnRow(row), key: row.key, errorCode: row.error_code, scheduleId: row.schedule_id }));
     return { turns, more: rows.length > filter.limit };
   }
 

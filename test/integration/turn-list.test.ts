@@ -1,8 +1,9 @@
 /**
  * A session's turns listed (`GET /sessions/{id}/turns`, docs/background.md) and, through the A2A door,
- * its context's tasks (`ListTasks`, docs/a2a.md): newest first, a page at a time, each turn's state,
- * times and stop; a queued one with its place. Every bad query is a 400 (a JSON-RPC -32602 at the A2A
- * door) that leaves the session as it was.
+ * its context's tasks (`ListTasks`, docs/a2a.md): newest first, a page at a time, by state and by the
+ * time their state changed, each turn's state, times and stop; a queued one with its place. A turn's
+ * state is said the same way by the list, its own route and the session. Every bad query is a 400 (a
+ * JSON-RPC -32602 at the A2A door) that leaves the session as it was.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { turnsPageSchema } from '../../src/api/background-responses';

@@ -167,7 +167,13 @@ export type ExportLine =
 /** A turn's state (`GET .../turns/{turnId}`); once ended, what a JSON turn answers. */
 /** A turn's state: waiting in the queue, running, or ended (`failed`: with an error, or cut by a restart). */
 export type TurnStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
-export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & { turnId: string; status: TurnStatus };
+export type TurnView = Partial<Omit<TurnBody, 'turnId'>> & {
+  turnId: string;
+  status: TurnStatus;
+  /** Absent while it waits in the queue. */
+  startedAt?: string;
+  endedAt?: string;
+};
 
 /** One turn of a session's list (`turns.list`): its state and times, not what it said (`turns.get` has that). */
 export type TurnSummary = {

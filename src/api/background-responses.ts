@@ -8,7 +8,11 @@ import { stopReasonSchema, turnBodySchema, turnStatusSchema } from './responses'
 
 export const turnViewSchema = turnBodySchema
   .partial({ stopReason: true, messages: true, usage: true })
-  .extend({ status: turnStatusSchema })
+  .extend({
+    status: turnStatusSchema,
+    startedAt: z.string().optional().meta({ description: 'Absent while it waits in the queue.' }),
+    endedAt: z.string().optional(),
+  })
   .meta({ description: 'A turn: its state; once ended, what `stream: "none"` would have answered (`usage` while its events are kept).' });
 export type TurnView = z.infer<typeof turnViewSchema>;
 

@@ -42,8 +42,8 @@ const listSchema = z.looseObject({
   includeArtifacts: z.boolean().optional(),
 });
 
-/** `whole`: a task read as `GetTask` reads it; `trim`: a task's history cut to `historyLength`. */
-export async function listTasks(env: Env, owner: Owner, params: Record<string, unknown>, whole: (task: A2aTask) => Promise<A2aTask>, trim: (task: A2aTask) => A2aTask) {
+/** `whole`: a task read as `GetTask` reads it (`undefined`: none such); `trim`: a task's history cut to `historyLength`. */
+export async function listTasks(env: Env, owner: Owner, params: Record<string, unknown>, whole: (task: A2aTask) => Promise<A2aTask | undefined>, trim: (task: A2aTask) => A2aTask) {
   const parsed = listSchema.safeParse(params);
   if (!parsed.success) {
     const issue = describeIssue(parsed.error.issues[0]);
@@ -67,8 +67,8 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
     if (listed.status === 404) return empty;
     throw new RpcError(RPC_ERRORS.invalidParams, listed.body.error.message);
   }
-  // A queued task has nothing to read yet; one whose turn's events are no longer kept is told by its state alone.
-  const read = async (task: A2aTask) => (task.status.state === 'TASK_STATE_SUBMITTED' ? task : whole(task).catch(() => task));
+  // A queued task has nothing to read yet.
+  const read = async (task: A2aTask) => (task.status.state === 'TASK_STATE_SUBMITTED' ? task : ((await whole(task)) ?? task));
   const tasks: A2aTask[] = [];
   // A few logs read at a time: a page of 100 would hold 100 streams from one session at once.
   for (let at = 0; at < listed.turns.length; at += READ_AT_ONCE) {
@@ -82,9 +82,13 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
   };
 }
 
-/** A turn as a task, by its state alone: a task not ended, or one whose events are gone. */
+/** A turn as a task, by its state alone: a queued one, or one `GetTask` could not read. */
 function taskOf(turn: TurnSummary, contextId: string): A2aTask {
+  return { id: `${turn.turnId}:${contextId}`, contextId, status: { state: taskState(turn), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() }, artifacts: [], history: [] };
+}
+
+/** The task state of a turn's: a finished turn completed, or waiting for input when it stopped for calls. */
+export function taskState(turn: Pick<TurnSummary, 'status' | 'stopReason'>): A2aState {
   const kept: TurnState = turn.status !== 'finished' ? turn.status : turn.stopReason === 'tool_use' ? 'input_required' : 'completed';
-  const state = `TASK_STATE_${STATES.find(([, listed]) => listed === kept)![0]}` as A2aState;
-  return { id: `${turn.turnId}:${contextId}`, contextId, status: { state, timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() }, artifacts: [], history: [] };
+  return `TASK_STATE_${STATES.find(([, listed]) => listed === kept)![0]}` as A2aState;
 }

@@ -138,19 +138,21 @@ async function startInBackground(session: Session, request: TurnRequest, door: O
 /** `GET .../turns/{turnId}`: its state, and once it ended, what `stream: "none"` would have answered. */
 export async function turnView(session: Session, turn: TurnRow): Promise<TurnView> {
   const status = statusOf(turn);
-  if (status === 'queued' || status === 'running') return { turnId: turn.turnId, status };
+  if (status === 'queued') return { turnId: turn.turnId, status };
+  const times = { startedAt: new Date(turn.startedAt).toISOString(), ...(turn.endedAt === null ? {} : { endedAt: new Date(turn.endedAt).toISOString() }) };
+  if (status === 'running') return { turnId: turn.turnId, status, ...times };
   const finish: FinishBody = (body) => ({ ...body, messages: identifyTurnMessages(session.stores.history, body.turnId, body.messages) });
   if (!turn.eventsPruned) {
     const answered = await session.runner.follow(turn, 'none', 0, finish).result();
     // The encoder's body is the turns API's JSON answer, whose schema (`turnBodySchema`) the tests hold it to.
     if (answered.kind === 'json') {
       const { turnId, ...body } = answered.body;
-      return { turnId, status, ...body } as TurnView;
+      return { turnId, status, ...times, ...body } as TurnView;
     }
   }
   // Its events are no longer kept: what it stored, and how it stopped.
   const messages = identify(session.stores.history, session.stores.history.turnRows(turn.turnId)).filter((message) => message.role === 'assistant' || message.role === 'tool');
-  return { turnId: turn.turnId, status, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}), messages } as TurnView;
+  return { turnId: turn.turnId, status, ...times, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}), messages } as TurnView;
 }
 
 export type CancelledTurn = { turnId: string; status: TurnStatus; stopReason?: string };

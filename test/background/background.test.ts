@@ -36,11 +36,12 @@ describe('Prefer: respond-async', () => {
       expect(response.headers.get('preference-applied')).toBe('respond-async');
       const accepted = acceptedTurnSchema.parse(await response.json());
       expect(accepted).toEqual({ turnId: expect.stringMatching(/^turn_/), status: 'running' });
-      expect(turnViewSchema.parse(await getTurn(id, accepted.turnId))).toEqual({ turnId: accepted.turnId, status: 'running' });
+      expect(turnViewSchema.parse(await getTurn(id, accepted.turnId))).toEqual({ turnId: accepted.turnId, status: 'running', startedAt: expect.any(String) });
       const view = turnViewSchema.parse(await ended(id, accepted.turnId));
       expect(view).toMatchObject({ status: 'finished', stopReason: 'end_turn', turnId: accepted.turnId });
-      // What stream "none" would have answered, with its ids.
-      const { status: _status, ...body } = view;
+      // What stream "none" would have answered, with its ids; and when it ran.
+      const { status: _status, startedAt, endedAt, ...body } = view;
+      expect(Date.parse(endedAt!)).toBeGreaterThanOrEqual(Date.parse(startedAt!));
       expect(turnBodySchema.parse(body).messages).toEqual([expect.objectContaining({ role: 'assistant', id: 'msg_2', parentId: 'msg_1' })]);
       // Its events follow at the resume route as usual.
       const events = await readSse(await fetchWorker(`/sessions/${id}/turns/${accepted.turnId}/events`));

@@ -5,8 +5,13 @@
  * state is said the same way by the list, its own route and the session. Every bad query is a 400 (a
  * JSON-RPC -32602 at the A2A door) that leaves the session as it was.
  */
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { turnsPageSchema } from '../../src/api/background-responses';
+import { sessionObjectName } from '../../src/http/session-stub';
+import { SessionMeta } from '../../src/session/store/meta';
+import { TurnStore } from '../../src/session/store/turns';
 import { fetchWorker, newSessionId, postTurn, session, turn, user } from '../helpers/api';
 import { running, SLOW } from '../helpers/busy';
 
@@ -193,6 +198,29 @@ describe('A2A ListTasks', () => {
     expect((await a2a('ListTasks', { contextId: id, statusTimestampAfter: earlier, status: 'TASK_STATE_UNSPECIFIED' })).result.totalSize).toBe(4);
     // A context no turn has run in has no tasks.
     expect((await a2a('ListTasks', { contextId: newSessionId('a2a-none') })).result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+  });
+
+  it('gets and lists a task whose events are no longer kept by what its turn stored: its state, times and answer', async () => {
+    const id = newSessionId('a2a-pruned');
+    const sent = (await a2a('SendMessage', { message: { contextId: id, parts: [{ text: 'calculate 2+2' }] } })).result.task;
+    const [listed] = (await list(id)).turns;
+    // Its log pruned as a day later (or 64 turns later) would have it.
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName('local', id)), async (_instance, state) => {
+      state.storage.sql.exec('UPDATE turns SET ended_at = ended_at - 2 * 86400000 WHERE turn_id = ?', listed!.turnId);
+      new TurnStore(state.storage, new SessionMeta(state.storage)).prune(Date.now() - 86_400_000, 64);
+    });
+    expect((await fetchWorker(`/sessions/${id}/turns/${listed!.turnId}/events`)).status).toBe(410);
+    const got = (await a2a('GetTask', { id: sent.id })).result;
+    const answer = sent.artifacts[0].parts[0].text;
+    expect(answer).toContain('calculator: 4');
+    expect(got).toEqual({
+      id: sent.id,
+      contextId: id,
+      status: { state: 'TASK_STATE_COMPLETED', message: { messageId: `${sent.id}/status`, contextId: id, taskId: sent.id, role: 'ROLE_AGENT', parts: [{ text: answer }] }, timestamp: new Date(Date.parse(listed!.endedAt!) - 2 * 86_400_000).toISOString() },
+      artifacts: [{ artifactId: 'answer', name: 'answer', parts: [{ text: answer }] }],
+      history: [],
+    });
+    expect((await a2a('ListTasks', { contextId: id, includeArtifacts: true })).result.tasks).toEqual([got]);
   });
 
   it('refuses bad params with -32602 naming them, leaves the context as it was, and is v1.0’s only', async () => {

@@ -8,6 +8,8 @@
  * session (`<turnId>:<sessionId>`), since A2A's get, cancel and subscribe name only the task.
  */
 import type { IRequest } from 'itty-router';
+import type { TurnView } from '../../api/background-responses';
+import { assistantText } from '../../api/content';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
@@ -25,7 +27,7 @@ import { v03StreamItem, v03Task } from '../../protocol/a2a-v03';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
-import { listTasks } from '../a2a-list';
+import { listTasks, taskState } from '../a2a-list';
 import { messagesOf, partSchema } from '../a2a-parts';
 import { operationOf, type A2aVersion } from '../a2a-versions';
 import { authenticate } from '../auth';
@@ -74,7 +76,7 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
       case 'list':
-        return rpc(id, { result: await listTasks(env, owner, params, (listed) => snapshot(env, owner, { taskId: listed.id, ...parseTask(listed.id) }), (value) => trim(value, length)) });
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => getTask(env, owner, { taskId: listed.id, ...parseTask(listed.id) }).catch(() => undefined), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe':
@@ -169,15 +171,23 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const view = await stub.getTurn(ref.turnId);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
-  // A turn that runs or ended: its event log so far, read again through the encoder (what a running one has made yet).
-  return snapshot(env, owner, ref);
+  // A turn that runs or ended: its event log so far, read again through the encoder (what a running
+  // one has made yet); once its events are no longer kept, what it stored.
+  const read = await stub.followTurn(ref.turnId, 0, 'events', false);
+  return read.ok ? encodeEvents(read.body, ref.sessionId, undefined) : storedTask(ref, view.turn);
 }
 
-/** A task as its turn's event log has it now: not followed live. */
-async function snapshot(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
-  const read = await sessionStub(env, owner, ref.sessionId).followTurn(ref.turnId, 0, 'events', false);
-  if (!read.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)} (or its events are no longer kept).`);
-  return encodeEvents(read.body, ref.sessionId, undefined);
+/**
+ * A task whose turn's events are no longer kept (after 24 hours, or past a session's newest 64
+ * turns): its state, its times and its answer's text as the history keeps them. What the events
+ * alone told is gone: the calls it waited for, its error's message, its history.
+ */
+function storedTask(ref: TaskRef, turn: TurnView): A2aTask {
+  const text = (turn.messages ?? []).flatMap((message) => (message.role === 'assistant' ? [assistantText(message)] : [])).filter(Boolean).join('\n\n');
+  const state = taskState(turn);
+  const message = { messageId: `${ref.taskId}/status`, contextId: ref.sessionId, taskId: ref.taskId, role: 'ROLE_AGENT' as const, parts: [{ text }] };
+  const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
+  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [{ artifactId: 'answer', name: 'answer', parts: [{ text }] }] : [], history: [] };
 }
 
 /** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */

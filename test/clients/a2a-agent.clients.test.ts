@@ -98,18 +98,25 @@ describe('the A2A door, with the SDK’s own client', () => {
     expect(textOfTask(done)).toContain('18°C and sunny');
   });
 
-  it('cancels a running task, and resubscribes to a task from its event log', async () => {
+  it('resubscribes to a running task, cancels it, and refuses to resubscribe once it has ended', async () => {
     const client = await clientFor(await mint({ sub: `a2a-cancel-${Date.now()}` }));
     const stream = client.sendMessageStream({ message: message([text('slowly')]), metadata: { model: 'openai:script/slow' } } as any);
     const first = (await stream.next()).value as any;
     const taskId = first.payload.value.id;
+    const resubscribed = client.resubscribeTask({ id: taskId } as any);
+    expect(((await resubscribed.next()).value as any).payload.$case).toBe('task');
     const canceled = stateOf(await client.cancelTask({ id: taskId } as any));
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    const rest: any[] = [];
+    for await (const event of resubscribed) rest.push(event);
+    expect(rest.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
     for await (const _ of stream) void _;
-    const replayed: any[] = [];
-    for await (const event of client.resubscribeTask({ id: taskId } as any)) replayed.push(event);
-    expect(replayed[0].payload.$case).toBe('task');
-    expect(replayed.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
+    // A2A has a task that ended (completed, failed, canceled) refuse a subscription, and a message.
+    const again = async () => {
+      for await (const _ of client.resubscribeTask({ id: taskId } as any)) void _;
+    };
+    await expect(again()).rejects.toThrow(/has ended \(TASK_STATE_CANCELED\)/);
+    await expect(client.sendMessage({ message: message([text('more')], { taskId }) } as any)).rejects.toThrow(/takes no more messages/);
   });
 
   it('sends an image as a file part, as the SDK writes one, and the turn takes it', async () => {
@@ -172,14 +179,19 @@ describe('the A2A door, with the SDK’s client of A2A v0.3', () => {
     expect([done.status.state, done.contextId]).toEqual(['TASK_STATE_COMPLETED', asked.contextId]);
   });
 
-  it('cancels a task it asked for at once, and resubscribes to it from its event log', async () => {
+  it('resubscribes to a task it asked for at once, cancels it, and is refused a resubscription once it ended', async () => {
     const { client } = await v03ClientFor(await mint({ sub: `a2a-v03-cancel-${Date.now()}` }));
     const started = stateOf(await client.sendMessage({ message: message([text('slowly')]), metadata: { model: 'openai:script/slow' }, configuration: { returnImmediately: true } } as any));
     expect(started.status.state).toBe('TASK_STATE_WORKING');
+    const resubscribed = client.resubscribeTask({ id: started.id } as any);
+    expect(((await resubscribed.next()).value as any).payload.$case).toBe('task');
     expect(stateOf(await client.cancelTask({ id: started.id } as any)).status.state).toBe('TASK_STATE_CANCELED');
-    const replayed: any[] = [];
-    for await (const event of client.resubscribeTask({ id: started.id } as any)) replayed.push(event);
-    expect(replayed[0].payload.$case).toBe('task');
-    expect(replayed.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
+    const rest: any[] = [];
+    for await (const event of resubscribed) rest.push(event);
+    expect(rest.at(-1).payload.value.status.state).toBe(5); // TASK_STATE_CANCELED
+    const again = async () => {
+      for await (const _ of client.resubscribeTask({ id: started.id } as any)) void _;
+    };
+    await expect(again()).rejects.toThrow(/has ended/);
   });
 });

@@ -95,15 +95,44 @@ describe('A2A v0.3’s methods, in its own words', () => {
     expect(done).toMatchObject({ kind: 'task', contextId: asked.contextId, status: { state: 'completed' } });
   });
 
-  it('tasks/cancel cancels a running task, and tasks/resubscribe replays it to its final status', async () => {
+  it('tasks/resubscribe follows a running task to its final status; tasks/cancel cancels it; a task that ended is not subscribed to', async () => {
     const { result: started } = await call('message/send', { message: v03Message('slowly'), metadata: { model: 'openai:script/slow' }, configuration: { blocking: false } });
     expect(started).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    const following = post({ jsonrpc: '2.0', id: 2, method: 'tasks/resubscribe', params: { id: started.id } });
     const { result: canceled } = await call('tasks/cancel', { id: started.id });
     expect(canceled).toMatchObject({ kind: 'task', id: started.id, status: { state: 'canceled' } });
-    const replayed = (await readSse(await post({ jsonrpc: '2.0', id: 2, method: 'tasks/resubscribe', params: { id: started.id } }))).map((event) => event.data.result);
+    const replayed = (await readSse(await following)).map((event) => event.data.result);
     expect(replayed[0]).toMatchObject({ kind: 'task', id: started.id });
     expect(replayed.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'canceled' }, final: true });
+    // Once it has ended, A2A has the subscription refused (UnsupportedOperationError), as a plain JSON-RPC answer.
+    const refused = await post({ jsonrpc: '2.0', id: 3, method: 'tasks/resubscribe', params: { id: started.id } });
+    expect(refused.headers.get('content-type')).toContain('application/json');
+    expect(await refused.json()).toMatchObject({ id: 3, error: { code: -32004, message: expect.stringContaining('has ended (TASK_STATE_CANCELED)') } });
     expect((await call('tasks/get', { id: `turn_${'0'.repeat(24)}:${canceled.contextId}` })).error.code).toBe(-32001);
+  });
+
+  it('refuses a message for a task that ended, and for one that is not there; a task waiting for input takes its answers', async () => {
+    const v1 = { 'a2a-version': '1.0' };
+    const { result: done } = await call('SendMessage', { message: { parts: [{ text: 'hello' }] } }, v1);
+    const contextId = done.task.contextId;
+    const before = await history(contextId);
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const refused = await post({ jsonrpc: '2.0', id: 4, method, params: { message: { taskId: done.task.id, parts: [{ text: 'more' }] } } }, v1);
+      expect(refused.headers.get('content-type'), method).toContain('application/json');
+      expect(await refused.json(), method).toMatchObject({ id: 4, error: { code: -32004, message: expect.stringContaining('takes no more messages') } });
+    }
+    const missing = await call('SendMessage', { message: { taskId: `turn_${'0'.repeat(24)}:${contextId}`, parts: [{ text: 'more' }] } }, v1);
+    expect(missing.error.code).toBe(-32001);
+    expect((await call('SubscribeToTask', { id: done.task.id }, v1)).error.code).toBe(-32004);
+    expect(await history(contextId)).toEqual(before);
+    // One that waits for input is no end: it can be subscribed to, and takes its answers.
+    const { result: asked } = await call('SendMessage', { message: { contextId, parts: [{ text: 'remember the gate code' }] } }, v1);
+    expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const replayed = (await readSse(await post({ jsonrpc: '2.0', id: 5, method: 'SubscribeToTask', params: { id: asked.task.id } }, v1))).map((event) => event.data.result);
+    expect(replayed.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    const [pending] = asked.task.status.message.parts[0].data.pendingToolCalls;
+    const answered = await call('SendMessage', { message: { taskId: asked.task.id, parts: [{ data: { toolCallId: pending.toolCallId, granted: false } }] } }, v1);
+    expect(answered.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('a send that asks for its task at once answers it working, and the turn goes on without a client', async () => {

@@ -42,6 +42,7 @@ const rpcSchema = rpcRequestSchema.extend({ id: z.union([z.string(), z.number(),
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;
 const PUSH_NOTIFICATION_NOT_SUPPORTED = -32003;
+const UNSUPPORTED_OPERATION = -32004;
 const CONTENT_TYPE_NOT_SUPPORTED = -32005;
 const INVALID_PARAMS = RPC_ERRORS.invalidParams;
 
@@ -68,10 +69,13 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
     const task = (value: A2aTask) => (legacy ? v03Task(trim(value, length)) : trim(value, length));
     switch (operation) {
       case 'send': {
+        await continuable(env, owner, params);
         const sent = await send(env, owner, params, undefined, immediately(params, version));
         return rpc(id, { result: legacy ? task(sent) : { task: task(sent) } });
       }
       case 'stream':
+        // Refused before the stream opens, as a plain JSON-RPC error.
+        await continuable(env, owner, params);
         return stream(id, (emit) => send(env, owner, params, item(emit), false));
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
@@ -79,8 +83,11 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
         return rpc(id, { result: await listTasks(env, owner, params, (listed) => getTask(env, owner, { taskId: listed.id, ...parseTask(listed.id) }).catch(() => undefined), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
-      case 'subscribe':
-        return stream(id, (emit) => follow(env, owner, taskRef(params), item(emit)));
+      case 'subscribe': {
+        const ref = taskRef(params);
+        await notEnded(env, owner, ref, 'has nothing more to stream: GetTask answers it');
+        return stream(id, (emit) => follow(env, owner, ref, item(emit)));
+      }
       case 'push':
         throw new RpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported: follow a task with its stream, or get it (docs/a2a.md).');
       default:
@@ -125,6 +132,25 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
   const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
   if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
   return encodeEvents(started.body, sessionId, emit);
+}
+
+/**
+ * A message for a task (`message.taskId`) goes on in it only while the task can take one (one that
+ * waits for input takes its answers); a message for a task that ended is refused, as A2A has it.
+ */
+async function continuable(env: Env, owner: Owner, params: Record<string, unknown>): Promise<void> {
+  const taskId = (params.message as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof taskId === 'string') await notEnded(env, owner, { taskId, ...parseTask(taskId) }, 'takes no more messages: send one in its context (its contextId) to go on');
+}
+
+/** A task that ended (completed, failed, canceled: A2A's terminal states) is `UnsupportedOperationError` for `what`. */
+async function notEnded(env: Env, owner: Owner, ref: TaskRef, what: string): Promise<void> {
+  const view = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId);
+  if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
+  const state = taskState(view.turn);
+  if (state === 'TASK_STATE_COMPLETED' || state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_CANCELED') {
+    throw new RpcError(UNSUPPORTED_OPERATION, `Task ${quoted(ref.taskId)} has ended (${state}) and ${what}.`);
+  }
 }
 
 /** Whether a send asks for its task at once: v1.0's `returnImmediately`, v0.3's `blocking: false` (each defaults to waiting). */

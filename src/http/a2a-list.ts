@@ -10,9 +10,10 @@ import { sessionIdSchema } from '../api/turn-request';
 import type { Env } from '../env';
 import { describeIssue } from '../lib/explain-issue';
 import * as z from '../lib/zod';
-import type { A2aState, A2aTask } from '../protocol/a2a-encoder';
+import type { A2aTask } from '../protocol/a2a-encoder';
 import type { TurnState } from '../session/store/turns';
 import type { Owner } from '../users/owner';
+import { taskState } from './a2a-tasks';
 import { sessionStub } from './session-stub';
 
 /**
@@ -85,10 +86,4 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
 /** A turn as a task, by its state alone: a queued one, or one `GetTask` could not read. */
 function taskOf(turn: TurnSummary, contextId: string): A2aTask {
   return { id: `${turn.turnId}:${contextId}`, contextId, status: { state: taskState(turn), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() }, artifacts: [], history: [] };
-}
-
-/** The task state of a turn's: a finished turn completed, or waiting for input when it stopped for calls. */
-export function taskState(turn: Pick<TurnSummary, 'status' | 'stopReason'>): A2aState {
-  const kept: TurnState = turn.status !== 'finished' ? turn.status : turn.stopReason === 'tool_use' ? 'input_required' : 'completed';
-  return `TASK_STATE_${STATES.find(([, listed]) => listed === kept)![0]}` as A2aState;
 }

@@ -131,6 +131,9 @@ describe('A2A v0.3’s methods, in its own words', () => {
     const replayed = (await readSse(await post({ jsonrpc: '2.0', id: 5, method: 'SubscribeToTask', params: { id: asked.task.id } }, v1))).map((event) => event.data.result);
     expect(replayed.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     const [pending] = asked.task.status.message.parts[0].data.pendingToolCalls;
+    // A context that is not the task's is refused, as A2A's own server does.
+    const elsewhere = await call('SendMessage', { message: { taskId: asked.task.id, contextId: 'another-context', parts: [{ data: { toolCallId: pending.toolCallId, granted: false } }] } }, v1);
+    expect(elsewhere.error).toMatchObject({ code: -32602, message: expect.stringContaining('is not the context of task') });
     const answered = await call('SendMessage', { message: { taskId: asked.task.id, parts: [{ data: { toolCallId: pending.toolCallId, granted: false } }] } }, v1);
     expect(answered.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });

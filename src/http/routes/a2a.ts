@@ -5,11 +5,10 @@
  * v0.3 (`message/send` and the rest: `../a2a-versions.ts`). The context is the session, a task is a
  * turn; its events are encoded here (`protocol/a2a-encoder.ts`, then `protocol/a2a-v03.ts` for
  * v0.3), the turn launched by the session's one launcher. A task's id names its turn and its
- * session (`<turnId>:<sessionId>`), since A2A's get, cancel and subscribe name only the task.
+ * session (`<turnId>:<sessionId>`), since A2A's get, cancel and subscribe name only the task; what a
+ * task is apart from its turn is `../a2a-tasks.ts`.
  */
 import type { IRequest } from 'itty-router';
-import type { TurnView } from '../../api/background-responses';
-import { assistantText } from '../../api/content';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
@@ -27,7 +26,8 @@ import { v03StreamItem, v03Task } from '../../protocol/a2a-v03';
 import { eventLines } from '../../session/event-lines';
 import { admit } from '../../users/admission';
 import type { Owner } from '../../users/owner';
-import { listTasks, taskState } from '../a2a-list';
+import { listTasks } from '../a2a-list';
+import { A2A_ERRORS, historyLength, parseTask, storedTask, taskRef, taskState, trim, unfinishedTask, type TaskRef } from '../a2a-tasks';
 import { messagesOf, partSchema } from '../a2a-parts';
 import { operationOf, type A2aVersion } from '../a2a-versions';
 import { authenticate } from '../auth';
@@ -38,12 +38,7 @@ const messageSchema = z.looseObject({ messageId: z.string().optional(), contextI
 /** JSON-RPC's request, with the id A2A's clients may leave out or send as null (answered with null). */
 const rpcSchema = rpcRequestSchema.extend({ id: z.union([z.string(), z.number(), z.null()]).optional() });
 
-/** A2A's own JSON-RPC error codes. */
-const TASK_NOT_FOUND = -32001;
-const TASK_NOT_CANCELABLE = -32002;
-const PUSH_NOTIFICATION_NOT_SUPPORTED = -32003;
-const UNSUPPORTED_OPERATION = -32004;
-const CONTENT_TYPE_NOT_SUPPORTED = -32005;
+const { TASK_NOT_FOUND, TASK_NOT_CANCELABLE, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED } = A2A_ERRORS;
 const INVALID_PARAMS = RPC_ERRORS.invalidParams;
 
 export async function postA2a(request: IRequest, env: Env): Promise<Response> {
@@ -102,18 +97,6 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
 
 type Emit = (item: A2aStreamItem) => void;
 
-/** A request's `historyLength`: a number of messages, or none given (all of them). */
-function historyLength(value: unknown, under = ''): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  throw new RpcError(INVALID_PARAMS, `Invalid params: params.${under}historyLength: a number of messages, 0 or more.`);
-}
-
-/** A task with the last `length` messages of its history (A2A: 0 is none, none given is all). */
-function trim(task: A2aTask, length: number | undefined): A2aTask {
-  return length === undefined || task.history.length <= length ? task : { ...task, history: length === 0 ? [] : task.history.slice(-length) };
-}
-
 /**
  * A message: its text and images a user message, its data parts answers to the calls the task waits
  * for (`a2a-parts.ts`); the turn runs (queued behind another). `immediately`: the task is answered as it starts, not as it
@@ -168,7 +151,11 @@ function readSend(env: Env, params: Record<string, unknown>): { sessionId: strin
   // The context is the session: a context id the turns API could not name would make a session no other door reaches.
   const context = contextId === undefined ? undefined : sessionIdSchema.safeParse(contextId);
   if (context?.error) throw new RpcError(INVALID_PARAMS, `params.message.contextId is not a session id. ${context.error.issues[0]?.message}`);
-  const sessionId = (taskId ? parseTask(taskId).sessionId : undefined) ?? contextId ?? `a2a-${newId('s').slice(2, 18)}`;
+  const taskSession = taskId ? parseTask(taskId).sessionId : undefined;
+  if (taskSession !== undefined && contextId !== undefined && contextId !== taskSession) {
+    throw new RpcError(INVALID_PARAMS, `params.message.contextId ${quoted(contextId)} is not the context of task ${quoted(taskId!)} (${quoted(taskSession)}).`);
+  }
+  const sessionId = taskSession ?? contextId ?? `a2a-${newId('s').slice(2, 18)}`;
   const messages = messagesOf(parts);
   // A model of MODELS may be asked for in the request's metadata (or the message's): `{"model": "provider:model"}`.
   const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
@@ -203,24 +190,6 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   return read.ok ? encodeEvents(read.body, ref.sessionId, undefined) : storedTask(ref, view.turn);
 }
 
-/**
- * A task whose turn's events are no longer kept (after 24 hours, or past a session's newest 64
- * turns): its state, its times and its answer's text as the history keeps them. What the events
- * alone told is gone: the calls it waited for, its error's message, its history.
- */
-function storedTask(ref: TaskRef, turn: TurnView): A2aTask {
-  const text = (turn.messages ?? []).flatMap((message) => (message.role === 'assistant' ? [assistantText(message)] : [])).filter(Boolean).join('\n\n');
-  const state = taskState(turn);
-  const message = { messageId: `${ref.taskId}/status`, contextId: ref.sessionId, taskId: ref.taskId, role: 'ROLE_AGENT' as const, parts: [{ text }] };
-  const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
-  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [{ artifactId: 'answer', name: 'answer', parts: [{ text }] }] : [], history: [] };
-}
-
-/** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */
-function unfinishedTask(taskId: string, contextId: string, queued: boolean): A2aTask {
-  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
-}
-
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const cancelled = await sessionStub(env, owner, ref.sessionId).cancelTurn(ref.turnId);
   if (!cancelled.ok) {
@@ -235,19 +204,6 @@ async function follow(env: Env, owner: Owner, ref: TaskRef, emit: Emit | undefin
   const followed = await sessionStub(env, owner, ref.sessionId).followTurn(ref.turnId, 0, 'events');
   if (!followed.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)} (or its events are no longer kept).`);
   return encodeEvents(followed.body, ref.sessionId, emit);
-}
-
-type TaskRef = { taskId: string; turnId: string; sessionId: string };
-
-function taskRef(params: Record<string, unknown>): TaskRef {
-  const taskId = typeof params.id === 'string' ? params.id : '';
-  return { taskId, ...parseTask(taskId) };
-}
-
-function parseTask(taskId: string): { turnId: string; sessionId: string } {
-  const match = /^(turn_[0-9a-f]{24}):([A-Za-z0-9._:-]{1,128})$/.exec(taskId);
-  if (!match) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(taskId)}: a task id is <turnId>:<sessionId>.`);
-  return { turnId: match[1]!, sessionId: match[2]! };
 }
 
 function rpc(id: string | number | null, body: { result: unknown }): Response {

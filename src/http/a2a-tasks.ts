@@ -1,0 +1,76 @@
+/**
+ * What the A2A door (`routes/a2a.ts`) tells of a task apart from the turn it runs: its id, which
+ * names the turn and its session; its state, from the turn's; its history cut to what a request asks;
+ * and a task whose turn's events are no longer kept, or that has not started, told from what the
+ * turn stored. A2A's own error codes are here too.
+ */
+import type { TurnSummary, TurnView } from '../api/background-responses';
+import { assistantText } from '../api/content';
+import { RPC_ERRORS, RpcError } from '../api/json-rpc';
+import { quoted } from '../lib/quoted';
+import type { A2aState, A2aTask } from '../protocol/a2a-encoder';
+
+/** A2A's own JSON-RPC error codes. */
+export const A2A_ERRORS = {
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
+  UNSUPPORTED_OPERATION: -32004,
+  CONTENT_TYPE_NOT_SUPPORTED: -32005,
+} as const;
+
+export type TaskRef = { taskId: string; turnId: string; sessionId: string };
+
+export function taskRef(params: Record<string, unknown>): TaskRef {
+  const taskId = typeof params.id === 'string' ? params.id : '';
+  return { taskId, ...parseTask(taskId) };
+}
+
+export function parseTask(taskId: string): { turnId: string; sessionId: string } {
+  const match = /^(turn_[0-9a-f]{24}):([A-Za-z0-9._:-]{1,128})$/.exec(taskId);
+  if (!match) throw new RpcError(A2A_ERRORS.TASK_NOT_FOUND, `No task ${quoted(taskId)}: a task id is <turnId>:<sessionId>.`);
+  return { turnId: match[1]!, sessionId: match[2]! };
+}
+
+const STATE_OF: Record<Exclude<TurnSummary['status'], 'finished'>, A2aState> = {
+  queued: 'TASK_STATE_SUBMITTED',
+  running: 'TASK_STATE_WORKING',
+  cancelled: 'TASK_STATE_CANCELED',
+  failed: 'TASK_STATE_FAILED',
+};
+
+/** The task state of a turn's: a finished turn completed, or waiting for input when it stopped for calls. */
+export function taskState(turn: Pick<TurnSummary, 'status' | 'stopReason'>): A2aState {
+  if (turn.status !== 'finished') return STATE_OF[turn.status];
+  return turn.stopReason === 'tool_use' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_COMPLETED';
+}
+
+/** A request's `historyLength`: a number of messages, or none given (all of them). */
+export function historyLength(value: unknown, under = ''): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: params.${under}historyLength: a number of messages, 0 or more.`);
+}
+
+/** A task with the last `length` messages of its history (A2A: 0 is none, none given is all). */
+export function trim(task: A2aTask, length: number | undefined): A2aTask {
+  return length === undefined || task.history.length <= length ? task : { ...task, history: length === 0 ? [] : task.history.slice(-length) };
+}
+
+/**
+ * A task whose turn's events are no longer kept (after 24 hours, or past a session's newest 64
+ * turns): its state, its times and its answer's text as the history keeps them. What the events
+ * alone told is gone: the calls it waited for, its error's message, its history.
+ */
+export function storedTask(ref: TaskRef, turn: TurnView): A2aTask {
+  const text = (turn.messages ?? []).flatMap((message) => (message.role === 'assistant' ? [assistantText(message)] : [])).filter(Boolean).join('\n\n');
+  const state = taskState(turn);
+  const message = { messageId: `${ref.taskId}/status`, contextId: ref.sessionId, taskId: ref.taskId, role: 'ROLE_AGENT' as const, parts: [{ text }] };
+  const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
+  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [{ artifactId: 'answer', name: 'answer', parts: [{ text }] }] : [], history: [] };
+}
+
+/** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */
+export function unfinishedTask(taskId: string, contextId: string, queued: boolean): A2aTask {
+  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+}

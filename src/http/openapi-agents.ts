@@ -36,7 +36,7 @@ export function agentPaths(): Json {
     '/mcp': {
       post: {
         operationId: 'mcp',
-        summary: 'The agent as an MCP server (Streamable HTTP, stateless): tools chat, answer_tool_call, list_sessions, get_messages',
+        summary: 'The agent as an MCP server (Streamable HTTP, stateless): tools chat, answer_tool_call, list_sessions, get_messages, list_turns',
         description: 'Served by the official MCP SDK transport; `chat` sends progress notifications while its turn runs (docs/mcp.md).',
         requestBody: { required: true, content: { 'application/json': { schema: jsonRpc } } },
         responses: {

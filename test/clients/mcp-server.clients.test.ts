@@ -50,7 +50,7 @@ describe.each(kinds)('the MCP door, with the SDK’s own client ($label)', (kind
     const client = await connect(await mint({ sub: `mcp-${tag}-${Date.now()}` }));
     expect(client.era()).toBe(kind.era);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_tool_call', 'chat', 'get_messages', 'list_sessions']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_tool_call', 'chat', 'get_messages', 'list_sessions', 'list_turns']);
     const progress: { progress: number; message?: string }[] = [];
     const first = (await client.callTool({ name: 'chat', arguments: { message: 'calculate 2+3' } }, (note) => progress.push(note))) as any;
     expect(first.isError).toBeFalsy();
@@ -66,6 +66,12 @@ describe.each(kinds)('the MCP door, with the SDK’s own client ($label)', (kind
     expect(messages.structuredContent.messages.filter((message: any) => message.role === 'user').map((message: any) => message.content)).toEqual(['calculate 2+3', 'hello again']);
     const sessions = (await client.callTool({ name: 'list_sessions', arguments: {} })) as any;
     expect(sessions.structuredContent.sessions.map((entry: any) => entry.sessionId)).toEqual([sessionId]);
+    // Its turns, newest first, as the turns API lists them.
+    const turns = (await client.callTool({ name: 'list_turns', arguments: { sessionId } })) as any;
+    expect(turns.structuredContent.turns.map((listed: any) => [listed.status, listed.stopReason])).toEqual([['finished', 'end_turn'], ['finished', 'end_turn']]);
+    expect(turns.structuredContent.turns[1].turnId).toBe(first.structuredContent.turnId);
+    const refused = (await client.callTool({ name: 'list_turns', arguments: { sessionId, status: 'done' } })) as any;
+    expect(refused.isError).toBe(true);
     await client.close();
   });
 

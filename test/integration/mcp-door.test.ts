@@ -21,7 +21,7 @@ describe('the MCP door’s transport', () => {
 
   it('lists its tools with JSON Schemas, answers ping, and takes notifications with 202', async () => {
     const listed = await (await post(call(1, 'tools/list'))).json<any>();
-    expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages']);
+    expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages', 'list_turns']);
     expect(listed.result.tools[0].inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
     expect(await (await post(call(2, 'ping'))).json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -89,7 +89,7 @@ describe('the MCP door’s transport', () => {
       expect(discovered.result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'edge-agent-turns' });
       const listed = await (await modern(2, 'tools/list')).json<any>();
       expect(listed.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
-      expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages']);
+      expect(listed.result.tools.map((tool: any) => tool.name)).toEqual(['chat', 'answer_tool_call', 'list_sessions', 'get_messages', 'list_turns']);
       const listedSessions = await (await modern(3, 'tools/call', { name: 'list_sessions', arguments: {} }, { 'mcp-name': 'list_sessions' })).json<any>();
       expect(listedSessions.result).toMatchObject({ resultType: 'complete', structuredContent: { sessions: [] } });
       // A name in the header's base64 form is read as the name.

@@ -1,11 +1,12 @@
 /**
  * `POST /mcp`: the agent as an MCP server (docs/mcp.md), stateless over Streamable HTTP
  * (`http/mcp-server.ts`), with the usual bearer auth. Its tools: `chat` (a turn, queued behind a
- * running one, told as progress notifications while it runs), `list_sessions`, `get_messages` and
- * `answer_tool_call`. A door like the others: the turn is launched by the session's one launcher,
+ * running one, told as progress notifications while it runs), `list_sessions`, `get_messages`,
+ * `list_turns` and `answer_tool_call`. A door like the others: the turn is launched by the session's one launcher,
  * and its internal events are encoded here (`protocol/mcp-chat-encoder.ts`).
  */
 import type { IRequest } from 'itty-router';
+import { turnStatusSchema } from '../../api/responses';
 import { sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
@@ -78,6 +79,16 @@ function tools(env: Env, owner: Owner, context: ExecutionContext): McpTool<any>[
         const page = await sessionStub(env, owner, sessionId).getMessages({ limit: 500 });
         if (!page.ok) return failure(page.body.error.message);
         return { content: [{ type: 'text', text: JSON.stringify(page.messages) }], structuredContent: { sessionId, messages: page.messages } };
+      },
+    }),
+    tool({
+      name: 'list_turns',
+      description: 'The turns of a session of yours, the newest first (50): each one’s state, model, times and how it stopped, with the schedule that started it, if one did.',
+      input: { sessionId: sessionIdSchema, status: turnStatusSchema.optional() },
+      run: async ({ sessionId, status }) => {
+        const page = await sessionStub(env, owner, sessionId).listTurns({ limit: 50, ...(status ? { state: status } : {}) });
+        if (!page.ok) return failure(page.body.error.message);
+        return { content: [{ type: 'text', text: JSON.stringify(page.turns) }], structuredContent: { sessionId, turns: page.turns } };
       },
     }),
   ];

@@ -10,7 +10,7 @@ import { quoted } from '../lib/quoted';
 export type A2aVersion = '1.0' | '0.3';
 
 /** What a method asks the door to do, in either version's words. */
-export type A2aOperation = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push';
+export type A2aOperation = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push' | 'extended-card';
 
 const METHODS: Record<A2aVersion, Record<string, A2aOperation>> = {
   '1.0': {
@@ -24,6 +24,7 @@ const METHODS: Record<A2aVersion, Record<string, A2aOperation>> = {
     GetTaskPushNotificationConfig: 'push',
     ListTaskPushNotificationConfigs: 'push',
     DeleteTaskPushNotificationConfig: 'push',
+    GetExtendedAgentCard: 'extended-card',
   },
   '0.3': {
     'message/send': 'send',
@@ -35,6 +36,7 @@ const METHODS: Record<A2aVersion, Record<string, A2aOperation>> = {
     'tasks/pushNotificationConfig/get': 'push',
     'tasks/pushNotificationConfig/list': 'push',
     'tasks/pushNotificationConfig/delete': 'push',
+    'agent/getAuthenticatedExtendedCard': 'extended-card',
   },
 };
 

@@ -38,7 +38,7 @@ describe('the A2A door’s envelope', () => {
   });
 
   it('answers a method it does not serve with Method not found, by the request’s id, null when it had none', async () => {
-    expect(await answer({ jsonrpc: '2.0', id: 'r1', method: 'GetExtendedAgentCard' })).toMatchObject({ id: 'r1', error: { code: -32601 } });
+    expect(await answer({ jsonrpc: '2.0', id: 'r1', method: 'GetAgentSkills' })).toMatchObject({ id: 'r1', error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', method: 'Nope' })).toMatchObject({ id: null, error: { code: -32601 } });
     expect(await answer({ jsonrpc: '2.0', id: 2.5, method: 'Nope' })).toMatchObject({ id: 2.5, error: { code: -32601 } });
     // A method of megabytes is named by its first 64 characters, not sent back.

@@ -237,4 +237,11 @@ describe('which version a request speaks', () => {
       expect((await call(method, { id: 'x' })).error, method).toMatchObject({ code: -32003 });
     }
   });
+
+  it('answers the extended card’s methods in either version as A2A’s own server does when the card declares none (-32004)', async () => {
+    expect((await call('agent/getAuthenticatedExtendedCard', {})).error).toMatchObject({ code: -32004, message: expect.stringContaining('no extended card') });
+    expect((await call('GetExtendedAgentCard', {}, { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32004 });
+    const card = await (await fetchWorker('/.well-known/agent-card.json', { headers: { 'a2a-version': '1.0' } })).json<any>();
+    expect(card.capabilities.extendedAgentCard ?? false).toBe(false);
+  });
 });

@@ -85,6 +85,9 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       }
       case 'push':
         throw new RpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported: follow a task with its stream, or get it (docs/a2a.md).');
+      case 'extended-card':
+        // As A2A's own server answers an agent whose card declares no extended card.
+        throw new RpcError(UNSUPPORTED_OPERATION, 'This agent has no extended card: its card (/.well-known/agent-card.json) is all there is.');
       default:
         return Response.json(rpcError(id, RPC_ERRORS.methodNotFound, `This agent does not serve ${quoted(method)}${request.headers.has('a2a-version') ? ` in A2A ${version}` : ''}.`));
     }

@@ -161,8 +161,8 @@ export class Session {
 
   // --- turns without a client (docs/background.md) ------------------------------------------------------
 
-  async getTurn(turnId: string): Promise<Result<{ turn: TurnView }>> {
-    return guard(async () => ({ turn: await turnView(this.parts, this.requireTurn(turnId)) }));
+  async getTurn(turnId: string, brief = false): Promise<Result<{ turn: TurnView }>> {
+    return guard(async () => ({ turn: await turnView(this.parts, this.requireTurn(turnId), brief) }));
   }
 
   async listTurns(query: TurnsQuery): Promise<Result<TurnsPage & { total?: number }>> {

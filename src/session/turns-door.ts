@@ -135,12 +135,17 @@ async function startInBackground(session: Session, request: TurnRequest, door: O
   return { kind: 'accepted', body: status === 'queued' ? { turnId, status, position: session.queue.position(turnId) } : { turnId, status }, replayed };
 }
 
-/** `GET .../turns/{turnId}`: its state, and once it ended, what `stream: "none"` would have answered. */
-export async function turnView(session: Session, turn: TurnRow): Promise<TurnView> {
+/**
+ * `GET .../turns/{turnId}`: its state, and once it ended, what `stream: "none"` would have answered
+ * (`brief`: its state, times and stop alone).
+ */
+export async function turnView(session: Session, turn: TurnRow, brief = false): Promise<TurnView> {
   const status = statusOf(turn);
   if (status === 'queued') return { turnId: turn.turnId, status };
   const times = { startedAt: new Date(turn.startedAt).toISOString(), ...(turn.endedAt === null ? {} : { endedAt: new Date(turn.endedAt).toISOString() }) };
   if (status === 'running') return { turnId: turn.turnId, status, ...times };
+  // `brief`: its state and how it stopped, from its row, without reading its events again.
+  if (brief) return { turnId: turn.turnId, status, ...times, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}) } as TurnView;
   const finish: FinishBody = (body) => ({ ...body, messages: identifyTurnMessages(session.stores.history, body.turnId, body.messages) });
   if (!turn.eventsPruned) {
     const answered = await session.runner.follow(turn, 'none', 0, finish).result();

@@ -131,7 +131,7 @@ async function continuable(env: Env, owner: Owner, params: Record<string, unknow
 
 /** A task that ended (completed, failed, canceled: A2A's terminal states) is `UnsupportedOperationError` for `what`. */
 async function notEnded(env: Env, owner: Owner, ref: TaskRef, what: string): Promise<void> {
-  const view = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId);
+  const view = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId, true);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   const state = taskState(view.turn);
   if (state === 'TASK_STATE_COMPLETED' || state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_CANCELED') {
@@ -184,13 +184,16 @@ async function encodeEvents(body: ReadableStream<Uint8Array>, sessionId: string,
 
 async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const stub = sessionStub(env, owner, ref.sessionId);
-  const view = await stub.getTurn(ref.turnId);
+  // Its state from its row: its events are read once, below (the full view reads them too).
+  const view = await stub.getTurn(ref.turnId, true);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
   // A turn that runs or ended: its event log so far, read again through the encoder (what a running
   // one has made yet); once its events are no longer kept, what it stored.
   const read = await stub.followTurn(ref.turnId, 0, 'events', false);
-  return read.ok ? encodeEvents(read.body, ref.sessionId, undefined) : storedTask(ref, view.turn);
+  if (read.ok) return encodeEvents(read.body, ref.sessionId, undefined);
+  const stored = await stub.getTurn(ref.turnId);
+  return storedTask(ref, stored.ok ? stored.turn : view.turn);
 }
 
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {

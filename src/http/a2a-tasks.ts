@@ -8,7 +8,7 @@ import type { TurnSummary, TurnView } from '../api/background-responses';
 import { assistantText } from '../api/content';
 import { RPC_ERRORS, RpcError } from '../api/json-rpc';
 import { quoted } from '../lib/quoted';
-import type { A2aState, A2aTask } from '../protocol/a2a-encoder';
+import { answerArtifact, statusMessage, type A2aState, type A2aTask } from '../protocol/a2a-encoder';
 
 /** A2A's own JSON-RPC error codes. */
 export const A2A_ERRORS = {
@@ -65,9 +65,9 @@ export function trim(task: A2aTask, length: number | undefined): A2aTask {
 export function storedTask(ref: TaskRef, turn: TurnView): A2aTask {
   const text = (turn.messages ?? []).flatMap((message) => (message.role === 'assistant' ? [assistantText(message)] : [])).filter(Boolean).join('\n\n');
   const state = taskState(turn);
-  const message = { messageId: `${ref.taskId}/status`, contextId: ref.sessionId, taskId: ref.taskId, role: 'ROLE_AGENT' as const, parts: [{ text }] };
+  const message = statusMessage({ taskId: ref.taskId, contextId: ref.sessionId }, [{ text }]);
   const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
-  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [{ artifactId: 'answer', name: 'answer', parts: [{ text }] }] : [], history: [] };
+  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history: [] };
 }
 
 /** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */

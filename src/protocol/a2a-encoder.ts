@@ -25,6 +25,11 @@ export type A2aStreamItem =
 
 const ANSWER = 'answer';
 
+/** The agent's status message of a task (one a task has at a time, so its id is the task's). */
+export const statusMessage = (ids: { taskId: string; contextId: string }, parts: A2aPart[]): A2aMessage => ({ messageId: `${ids.taskId}/status`, contextId: ids.contextId, taskId: ids.taskId, role: 'ROLE_AGENT', parts });
+/** The one artifact of a task: its answer's text. */
+export const answerArtifact = (parts: A2aPart[]): A2aArtifact => ({ artifactId: ANSWER, name: ANSWER, parts });
+
 export type A2aEncoder = WireEncoder<A2aStreamItem> & { task(): A2aTask };
 
 /** What a turn brings before it works: the task goes out once they are in its history. */
@@ -40,8 +45,8 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
   // Each status at the time of its event, so a task read again from its log is the task as it was.
   const at = (time: number | undefined) => new Date(time ?? now()).toISOString();
   let status: A2aStatus = { state: 'TASK_STATE_WORKING', timestamp: at(undefined) };
-  const message = (parts: A2aPart[]): A2aMessage => ({ messageId: `${taskId}/status`, contextId, taskId, role: 'ROLE_AGENT', parts });
-  const artifact = (parts: A2aPart[]): A2aArtifact => ({ artifactId: ANSWER, name: ANSWER, parts });
+  const message = (parts: A2aPart[]) => statusMessage({ taskId, contextId }, parts);
+  const artifact = answerArtifact;
   /** The user's messages the turn brought, as A2A keeps a task's history. */
   const history: A2aMessage[] = [];
   const task = (): A2aTask => ({ id: taskId, contextId, status, artifacts: text ? [artifact([{ text }])] : [], history: [...history] });

@@ -5,7 +5,10 @@
  * - no function over 100 lines;
  * - no import circle among the source files, type imports included;
  * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
- *   them (http, session, users, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`).
+ *   them (http, session, users, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`);
+ * - a session's transactions go through `SessionMeta.transaction` (`session/store/meta.ts`): what the
+ *   stores keep of their writes (the kept messages, the message count, the table names) is dropped
+ *   when one rolls back, which a `transactionSync` called elsewhere would not tell them.
  * Run by `npm test` (and alone: `npm run check:structure`). Prints every breach, exits 1 on any.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -20,6 +23,7 @@ const OBJECT_FILE = 'session/session.ts';
 const MAX_FUNCTION_LINES = 100;
 const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
 const UPPER = ['http', 'session', 'users', 'config.ts', 'env.ts', 'index.ts'];
+const SESSION_TRANSACTIONS = 'session/store/meta.ts';
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -39,6 +43,9 @@ for (const file of files) {
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   const limit = name === OBJECT_FILE ? MAX_OBJECT_LINES - 1 : MAX_FILE_LINES;
   if (lines > limit) breaches.push(`${name}: ${lines} lines (at most ${limit})`);
+  if (name.startsWith('session/') && name !== SESSION_TRANSACTIONS && /\btransactionSync\b/.test(text)) {
+    breaches.push(`${name}: a transaction of the session's storage outside SessionMeta.transaction (${SESSION_TRANSACTIONS})`);
+  }
 
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const imports = [];

@@ -131,12 +131,26 @@ describe('the history a session keeps parsed between turns', () => {
       const first = store.historyAfter(0);
       expect(first.map(text)).toEqual(['hello', expect.anything()]);
 
-      store.appendMessage('turn_a', { role: 'user', content: 'second' });
-      expect(store.historyAfter(0).map(text).at(-1)).toBe('second');
+      // Kept, and trusted: read again, no message row is read (a check by count read every one).
+      const sql = state.storage.sql;
+      const exec = sql.exec;
+      const reads: string[] = [];
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        if (/\bFROM messages\b/.test(query)) reads.push(query);
+        return exec.call(sql, query, ...bindings);
+      }) as typeof sql.exec;
+      try {
+        store.appendMessage('turn_a', { role: 'user', content: 'second' });
+        reads.length = 0;
+        expect(store.historyAfter(0).map(text).at(-1)).toBe('second');
+        expect(reads).toEqual([]);
+      } finally {
+        sql.exec = exec;
+      }
 
       // A write whose transaction rolls back leaves the table as it was: so does the history.
       expect(() =>
-        state.storage.transactionSync(() => {
+        store.meta.transaction(() => {
           store.appendMessage('turn_b', { role: 'user', content: 'rolled back' });
           throw new Error('abort');
         }),

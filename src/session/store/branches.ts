@@ -7,7 +7,6 @@
  * reads its own path only; making or activating a branch writes one row.
  */
 import * as z from '../../lib/zod';
-import type { HistoryShape } from './history-cache';
 import type { SessionMeta } from './meta';
 
 /** The part of a segment a path takes: its messages up to `upTo`, inclusive. */
@@ -15,6 +14,11 @@ export type Range = { branch: number; upTo: number };
 
 /** A seq past every message: a path's last segment is taken to its end. */
 export const END_OF_BRANCH = Number.MAX_SAFE_INTEGER;
+
+/** A path as a key: what is kept of a path (its count, its messages) holds for the same key only. */
+export function pathKey(path: Range[]): string {
+  return path.map((range) => `${range.branch}:${range.upTo}`).join(',');
+}
 
 const ancestorsSchema = z.array(z.tuple([z.number().int(), z.number().int()]));
 
@@ -28,6 +32,8 @@ const ancestorsSchema = z.array(z.tuple([z.number().int(), z.number().int()]));
  * goes through it) and after a `deleteAll` (`forget`).
  */
 const countedOf = new WeakMap<DurableObjectStorage, { key: string; path: Range[]; count: number }>();
+
+export type Place = { branch: number; parent: number | null; from?: Range[] };
 
 export type BranchInfo = { branch: number; leafSeq: number; active: boolean; messageCount: number; updatedAt: number; forkSeq?: number };
 
@@ -60,9 +66,9 @@ export class BranchStore {
 
   /** How many messages `path` holds. */
   count(path: Range[]): number {
-    const key = path.map((range) => `${range.branch}:${range.upTo}`).join(',');
+    const key = pathKey(path);
     let counted = countedOf.get(this.storage);
-    if (counted?.key !== key) countedOf.set(this.storage, (counted = { key, path, count: this.shape(path, 0).count }));
+    if (counted?.key !== key) countedOf.set(this.storage, (counted = { key, path, count: path.reduce((sum, range) => sum + this.countOn(range), 0) }));
     return counted.count;
   }
 
@@ -100,19 +106,24 @@ export class BranchStore {
     this.base = undefined;
   }
 
-  /** Where a turn's next message goes (a tool result goes after its call instead): its segment and parent. */
-  place(): { branch: number; parent: number | null } {
+  /**
+   * Where a turn's next message goes (a tool result goes after its call instead): its segment and
+   * parent, and, for a turn's first message from a base, the path to the base (`from`), which the
+   * message's branch then continues as the active one.
+   */
+  place(): Place {
     const base = this.base;
     if (!base) {
       const branch = this.meta.activeBranch();
       return { branch, parent: this.lastOf(branch) ?? this.forkSeqOf(branch) };
     }
     this.base = undefined;
+    const from = base.seq === null ? [] : this.pathTo(base.seq);
     let branch: number;
     if (base.seq === null) branch = this.hasMessages() ? this.open(null) : this.meta.activeBranch();
     else branch = this.isLeaf(base.seq) ? (this.branchOf(base.seq) as number) : this.open(base.seq);
     this.meta.setActiveBranch(branch);
-    return { branch, parent: base.seq };
+    return { branch, parent: base.seq, from };
   }
 
   /** The last message of the active branch (null in a session with none). */
@@ -211,26 +222,6 @@ export class BranchStore {
       for (const row of cursor) rows.push(row);
     }
     return rows;
-  }
-
-  /** The count, last seq and sum of seqs of the messages of `path` after `after` (see `history-cache.ts`). */
-  shape(path: Range[], after: number): HistoryShape {
-    const shape: HistoryShape = { count: 0, last: 0, total: 0 };
-    for (const range of path) {
-      if (range.upTo <= after) continue;
-      const part = this.sql
-        .exec<HistoryShape>(
-          `SELECT COUNT(*) AS count, COALESCE(MAX(seq), 0) AS last, COALESCE(SUM(seq), 0) AS total FROM messages WHERE branch = ? AND seq > ? AND seq <= ?`,
-          range.branch,
-          after,
-          range.upTo,
-        )
-        .one();
-      shape.count += part.count;
-      shape.total += part.total;
-      shape.last = Math.max(shape.last, part.last);
-    }
-    return shape;
   }
 
   private countOn(range: Range): number {

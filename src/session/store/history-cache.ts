@@ -1,38 +1,37 @@
 /**
- * The parsed messages a session keeps between turns (see `HistoryStore`): checked against the table
- * before each use, frozen because every later turn shares them, and joined by each message stored
- * after them so that the next turn reads nothing again.
+ * The parsed messages a session keeps between turns (see `HistoryStore`): frozen because every later
+ * turn shares them, and joined by each message stored on their path after them, so that the next turn
+ * reads nothing again. They are the messages of `path` after `afterSeq` (`key` names the path).
  */
 import type { HistoryMessage } from '../../api/content';
+import { pathKey, type Place, type Range } from './branches';
 
-export type LoadedHistory = { afterSeq: number; seqs: number[]; messages: HistoryMessage[] };
-export type HistoryShape = { count: number; last: number; total: number };
+export type LoadedHistory = { key: string; path: Range[]; afterSeq: number; seqs: number[]; messages: HistoryMessage[] };
 
-export function loadHistory(afterSeq: number, rows: { seq: number; message: HistoryMessage }[]): LoadedHistory {
-  return { afterSeq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(row.message)) };
+export function loadHistory(path: Range[], afterSeq: number, rows: { seq: number; message: HistoryMessage }[]): LoadedHistory {
+  return { key: pathKey(path), path, afterSeq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(row.message)) };
 }
 
 /**
- * Whether the kept messages are the stored ones after `afterSeq`: the same count, last seq and sum
- * of seqs. A write whose transaction rolled back, or one by another hand, makes them differ, and the
- * turn reads again.
+ * A message was stored at `seq`, where `place` put it: whether the kept messages, joined by it, are
+ * still the messages of a path (false: they must be read again). A message on their path joins them;
+ * a turn's first message from a base joins the messages of the path to that base, and its branch,
+ * now the active one, continues that path (`active`); a message elsewhere (another hand's) leaves
+ * them no longer whole.
  */
-export function loadedIsCurrent(loaded: LoadedHistory, afterSeq: number, stored: HistoryShape): boolean {
-  if (loaded.afterSeq !== afterSeq) return false;
-  let total = 0;
-  for (const seq of loaded.seqs) total += seq;
-  return loaded.seqs.length === stored.count && (loaded.seqs.at(-1) ?? 0) === stored.last && total === stored.total;
-}
-
-/** A message stored after the kept ones joins them, in seq order (a tool result fills the seq its call reserved). */
-export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryMessage): void {
-  if (seq <= loaded.afterSeq) return;
+export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryMessage, place: Place, active: () => Range[]): boolean {
+  if (place.from) {
+    if (loaded.key !== pathKey(place.from)) return false;
+    loaded.path = active();
+    loaded.key = pathKey(loaded.path);
+  }
+  if (!loaded.path.some((range) => range.branch === place.branch && seq <= range.upTo)) return false;
+  if (seq <= loaded.afterSeq) return true;
   let at = loaded.seqs.length;
   while (at > 0 && (loaded.seqs[at - 1] ?? 0) > seq) at--;
-  // The same seq again: a write before it rolled back, and this one takes its place.
-  const replace = at > 0 && loaded.seqs[at - 1] === seq ? 1 : 0;
-  loaded.seqs.splice(at - replace, replace, seq);
-  loaded.messages.splice(at - replace, replace, deepFreeze(structuredClone(message)));
+  loaded.seqs.splice(at, 0, seq);
+  loaded.messages.splice(at, 0, deepFreeze(structuredClone(message)));
+  return true;
 }
 
 /** Kept messages are shared by every later turn: frozen, so that none can change another's. */

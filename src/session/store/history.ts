@@ -8,9 +8,9 @@
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../../api/content';
 import type { PendingToolCall, ToolExecution } from '../../agent/events';
 import * as z from '../../lib/zod';
-import { BranchStore, type Range } from './branches';
+import { BranchStore, pathKey, type Place, type Range } from './branches';
 import { CompactionStore } from './compactions';
-import { keepLoaded, loadedIsCurrent, loadHistory, type LoadedHistory } from './history-cache';
+import { keepLoaded, loadHistory, type LoadedHistory } from './history-cache';
 import { SessionMeta } from './meta';
 import { splitForRows } from './row-chunks';
 
@@ -19,13 +19,18 @@ const inputSchema = z.record(z.string(), z.unknown());
 /** A stored message as a read of the tree gives it: where it stands, and itself. */
 export type StoredRow = { seq: number; parentSeq: number | null; message: HistoryMessage };
 
+/**
+ * The messages the last turn loaded, parsed, kept for the next: a long-lived session would otherwise
+ * read and parse its whole history again on every turn, before the model is even called. Kept per
+ * storage, as `branches.ts` keeps its count, so that a message any store over it adds joins them;
+ * dropped when a transaction rolls back (`SessionMeta.transaction`, which every write of a session
+ * goes through) and after a `deleteAll` (`forget`). Checking them against the table instead, by
+ * count and sum of seqs, read every message of the path at every turn (bench/PROFILE.md, "The kept
+ * messages trusted").
+ */
+const keptOf = new WeakMap<DurableObjectStorage, LoadedHistory>();
+
 export class HistoryStore {
-  /**
-   * The messages the last turn loaded, parsed, kept for the next: a long-lived session would
-   * otherwise read and parse its whole history again on every turn, before the model is even
-   * called. Checked against the table on every use, so that it can never serve a stale history.
-   */
-  private loaded: LoadedHistory | undefined;
   /** What the last turns stored, by turn, in order: the JSON answer of a turn names its messages. */
   private readonly recent = new Map<string, StoredRow[]>();
 
@@ -38,6 +43,8 @@ export class HistoryStore {
   ) {
     this.branches = new BranchStore(storage, meta);
     this.compactions = new CompactionStore(storage, meta, this.branches);
+    // A rolled back write may have joined the kept messages.
+    meta.onRollback(() => keptOf.delete(storage));
   }
 
   private get sql(): SqlStorage {
@@ -46,7 +53,7 @@ export class HistoryStore {
 
   /** After `deleteAll`: nothing kept holds any more. */
   forget(): void {
-    this.loaded = undefined;
+    keptOf.delete(this.storage);
     this.branches.forget();
   }
 
@@ -133,24 +140,25 @@ export class HistoryStore {
   /** The messages of the branch turns read after `seq`, in order: what a turn loads after the latest compaction. */
   historyAfter(seq: number): HistoryMessage[] {
     const path = this.branches.head();
-    let loaded = this.loaded;
-    if (!loaded || !loadedIsCurrent(loaded, seq, this.branches.shape(path, seq))) {
-      loaded = loadHistory(seq, this.rowsOn(path, seq));
-      this.loaded = loaded;
+    const key = pathKey(path);
+    let loaded = keptOf.get(this.storage);
+    if (loaded?.key !== key || loaded.afterSeq !== seq) {
+      loaded = loadHistory(path, seq, this.rowsOn(path, seq));
+      keptOf.set(this.storage, loaded);
     }
     return [...loaded.messages];
   }
 
   /** Of the messages `historyAfter` gave, how many come before seq `seq`. */
   loadedBefore(seq: number): number {
-    const seqs = this.loaded?.seqs ?? [];
+    const seqs = keptOf.get(this.storage)?.seqs ?? [];
     const at = seqs.findIndex((stored) => stored >= seq);
     return at < 0 ? seqs.length : at;
   }
 
   /** The seq of the last user message among the kept ones, as the turn left them (undefined when none are kept). */
   lastUserSeq(): number | undefined {
-    const loaded = this.loaded;
+    const loaded = keptOf.get(this.storage);
     const at = loaded ? loaded.messages.findLastIndex((message) => message.role === 'user') : -1;
     return at < 0 ? undefined : loaded!.seqs[at];
   }
@@ -213,8 +221,7 @@ export class HistoryStore {
   }
 
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */
-  private insertMessage(seq: number, turnId: string, message: HistoryMessage, place: { branch: number; parent: number | null }): void {
-    if (this.loaded) keepLoaded(this.loaded, seq, message);
+  private insertMessage(seq: number, turnId: string, message: HistoryMessage, place: Place): void {
     this.remember(turnId, { seq, parentSeq: place.parent, message });
     const [first = '', ...rest] = splitForRows(JSON.stringify(message));
     this.sql.exec(
@@ -233,6 +240,9 @@ export class HistoryStore {
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
     }
+    // Once stored: a write that throws leaves the kept messages as the table is.
+    const kept = keptOf.get(this.storage);
+    if (kept && !keepLoaded(kept, seq, message, place, () => this.branches.head())) keptOf.delete(this.storage);
   }
 
   private remember(turnId: string, row: StoredRow): void {

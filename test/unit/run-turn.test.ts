@@ -253,6 +253,21 @@ describe('tool call ids', () => {
     const sent = provider.requests[2]!.messages;
     expect(sent.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(ids);
   });
+
+  it('replaces an id a call of the loaded history has, after the turn has made calls of its own', async () => {
+    const history: TurnInput['history'] = [
+      { role: 'user', content: 'before' },
+      { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_old', name: 'echo', input: {} }] },
+      { role: 'tool', toolCallId: 'call_old', content: 'echoed' },
+      { role: 'assistant', content: 'done before' },
+    ];
+    const provider = scripted((_r, call) => (call === 1 ? calls(['call_new', 'echo', {}]) : call === 2 ? calls(['call_old', 'echo', {}]) : text('done')));
+    const { events } = await run(provider, [tool('echo', async () => 'echoed')], { input: { history } });
+    const ids = events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCallId] : []));
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe('call_new');
+    expect(ids[1]).not.toBe('call_old');
+  });
 });
 
 describe('retries of a failed model call', () => {

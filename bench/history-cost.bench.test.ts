@@ -2,8 +2,8 @@
  * Cost against history: a turn (demo model, instant) on sessions of 10, 100, 1,000 and 5,000 stored
  * messages, never compacted (the bench gives the demo model a window they all fit in), so the prompt
  * grows with the history and nothing else should. Measures each turn's latency (the mean of the middle half of repeated
- * turns, sizes alternating) and the SQLite rows it writes (the sum of `rowsWritten` over every cursor
- * the turn's statements returned). Prints one `BENCH {json}` line.
+ * turns, sizes alternating) and the SQLite rows it reads and writes (the sums of `rowsRead` and
+ * `rowsWritten` over every cursor the turn's statements returned). Prints one `BENCH {json}` line.
  */
 import { expect, it } from 'vitest';
 import { median, meter, middleMean, rowsSince, seedHistory, turnMs } from './helpers';
@@ -20,15 +20,18 @@ it('a turn on 5,000 stored messages writes the rows one on 10 does, and costs li
 
   const times: number[][] = SIZES.map(() => []);
   const rows: number[][] = SIZES.map(() => []);
+  const read: number[][] = SIZES.map(() => []);
   for (const id of ids) await meter(id);
   for (const id of ids) await rowsSince(id);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, id] of ids.entries()) {
       times[index]!.push(await turnMs(id, round));
-      rows[index]!.push((await rowsSince(id)).written);
+      const since = await rowsSince(id);
+      rows[index]!.push(since.written);
+      read[index]!.push(since.read);
     }
   }
-  const table = SIZES.map((size, index) => ({ stored: size, turnMs: Math.round(middleMean(times[index]!) * 100) / 100, rowsWritten: median(rows[index]!) }));
+  const table = SIZES.map((size, index) => ({ stored: size, turnMs: Math.round(middleMean(times[index]!) * 100) / 100, rowsRead: median(read[index]!), rowsWritten: median(rows[index]!) }));
   const first = table[0]!;
   const last = table.at(-1)!;
   const result = {

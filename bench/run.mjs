@@ -59,11 +59,11 @@ if (history) {
   lines.push(
     '## Cost against history',
     '',
-    `A turn (demo model, JSON mode) on sessions of each size, never compacted, so the prompt grows with the history; latency: the mean of the middle half of ${history.rounds} turns (workerd's clock moves in whole milliseconds, so a median of a few jumps by whole steps), sizes alternating; rows: the median. Rows written: the sum of \`rowsWritten\` over every SQLite cursor of the turn.`,
+    `A turn (demo model, JSON mode) on sessions of each size, never compacted, so the prompt grows with the history; latency: the mean of the middle half of ${history.rounds} turns (workerd's clock moves in whole milliseconds, so a median of a few jumps by whole steps), sizes alternating; rows: the median. Rows read and written: the sums of \`rowsRead\` and \`rowsWritten\` over every SQLite cursor of the turn.`,
     '',
-    '| stored messages | turn latency | rows written per turn |',
-    '| ---: | ---: | ---: |',
-    ...history.rows.map((row) => `| ${row.stored.toLocaleString('en')} | ${row.turnMs} ms | ${row.rowsWritten} |`),
+    '| stored messages | turn latency | rows read per turn | rows written per turn |',
+    '| ---: | ---: | ---: | ---: |',
+    ...history.rows.map((row) => `| ${row.stored.toLocaleString('en')} | ${row.turnMs} ms | ${row.rowsRead.toLocaleString('en')} | ${row.rowsWritten} |`),
     '',
     `At 5,000 over 10: latency **${history.latencyRatio}x**, rows written **${history.rowsRatio}x**.`,
     '',
@@ -84,7 +84,7 @@ if (branchCost) {
     '| --- | ---: | ---: | ---: | ---: |',
     ...branchCost.rows.map((row) => `| ${row.name} | ${row.branchMessages.toLocaleString('en')} | ${row.turnMs} ms | ${row.rowsRead.toLocaleString('en')} | ${row.rowsWritten} |`),
     '',
-    `Tree over line: latency **${branchCost.latencyRatio}x**, rows read **${branchCost.readRatio}x**, rows written **${branchCost.writtenRatio}x**.`,
+    `Tree over line: latency **${branchCost.latencyRatio}x**, rows read **${branchCost.readRatio}x** (${branchCost.rows[1].rowsRead} against ${branchCost.rows[0].rowsRead}: the tree's turn reads one row a branch more, where its answer's messages look for siblings), rows written **${branchCost.writtenRatio}x**.`,
     '',
   );
   console.log(`branch cost: ${branchCost.rows.map((row) => `${row.name} -> ${row.turnMs} ms, ${row.rowsRead} read, ${row.rowsWritten} written`).join('; ')}`);

@@ -49,9 +49,8 @@ class Turn {
       emit: (event) => this.emit(event),
       onSummaryCall: (usage) => this.spent({ model: deps.model.id, usage, purpose: 'compaction' }),
     });
-    // Gathered when the model first names a call: most turns call no tool, and a long history's
-    // messages would be walked for nothing. The loaded messages may be only the latest part of the
-    // history; the session knows the rest.
+    // Gathered when the model first names a call (most turns name none). The loaded messages may be
+    // only the latest part of the history; the session knows the rest.
     let seen: Set<string> | undefined;
     const known = () => (seen ??= new Set(input.history.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))));
     this.usedToolCallIds = { has: (id) => known().has(id) || (deps.isToolCallIdUsed?.(id) ?? false), add: (id) => known().add(id) };

@@ -156,6 +156,8 @@ describe('the history a session keeps parsed between turns', () => {
         }),
       ).toThrow('abort');
       expect(store.historyAfter(0).map(text)).not.toContain('rolled back');
+      // Nor does what the store remembers of each turn's messages (a turn's JSON answer names them).
+      expect(store.turnRows('turn_b')).toEqual([]);
       // The seq it took is free again: the next message takes it, once.
       store.appendMessage('turn_c', { role: 'user', content: 'after the rollback' });
       expect(store.historyAfter(0).map(text).slice(-2)).toEqual(['second', 'after the rollback']);

@@ -43,8 +43,11 @@ export class HistoryStore {
   ) {
     this.branches = new BranchStore(storage, meta);
     this.compactions = new CompactionStore(storage, meta, this.branches);
-    // A rolled back write may have joined the kept messages.
-    meta.onRollback(() => keptOf.delete(storage));
+    // A rolled back write may have joined the kept messages, and what the turns stored.
+    meta.onRollback(() => {
+      keptOf.delete(storage);
+      this.recent.clear();
+    });
   }
 
   private get sql(): SqlStorage {
@@ -222,7 +225,6 @@ export class HistoryStore {
 
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */
   private insertMessage(seq: number, turnId: string, message: HistoryMessage, place: Place): void {
-    this.remember(turnId, { seq, parentSeq: place.parent, message });
     const [first = '', ...rest] = splitForRows(JSON.stringify(message));
     this.sql.exec(
       `INSERT INTO messages (seq, turn_id, role, body, created_at, parts, branch, parent_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -240,7 +242,8 @@ export class HistoryStore {
     for (const [index, data] of rest.entries()) {
       this.sql.exec(`INSERT INTO message_parts (seq, part, data) VALUES (?, ?, ?)`, seq, index + 1, data);
     }
-    // Once stored: a write that throws leaves the kept messages as the table is.
+    // Once stored: a write that throws leaves what is kept as the table is.
+    this.remember(turnId, { seq, parentSeq: place.parent, message });
     const kept = keptOf.get(this.storage);
     if (kept && !keepLoaded(kept, seq, message, place, () => this.branches.head())) keptOf.delete(this.storage);
   }

@@ -1,7 +1,8 @@
 /**
  * Branches in storage (docs/branches.md): a session stored before branches reads back as one branch
  * after the upgrade, its pending call and compaction intact; a compaction holds only on the branches
- * that hold every message it summarises; a turn on a branch reads its own path only.
+ * that hold every message it summarises; a turn on a branch reads its own path only; a branch made in
+ * a transaction that rolls back leaves nothing read of it behind.
  */
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -61,6 +62,43 @@ describe('a session stored before branches', () => {
     await jsonTurn(id, { messages: [user('another question')], parentId: 'msg_2' });
     // It forks at the summary's last message, so the summary holds on it too, marked where it stands.
     expect((await history(id)).map((message) => message.content ?? message.summary)).toEqual(['old question', 'old answer', 'They talked.', 'another question', expect.anything()]);
+  });
+});
+
+describe('a branch made in a transaction that rolls back', () => {
+  it('leaves nothing of it behind: the next branch, made with its id, reads its own path', async () => {
+    const id = newSessionId('branch-rollback');
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      store.meta.ensureCreated(id);
+      for (let index = 1; index <= 4; index++) {
+        store.appendMessage('t', index % 2 === 1 ? { role: 'user', content: `u${index}` } : { role: 'assistant', content: `a${index}` });
+      }
+      // What a turn reads, and what the messages' route reads (the path, from the table).
+      const contents = () => store.historyAfter(0).map((message) => message.content);
+      const onPath = () => store.rowsOn(store.branches.head(), 0).map((row) => row.message.content);
+      expect(contents()).toEqual(['u1', 'a2', 'u3', 'a4']);
+
+      // An edit of u3 (from a2) whose write rolls back: its branch and what was read of it go too.
+      store.beginTurn(2);
+      expect(contents()).toEqual(['u1', 'a2']); // what the turn reads
+      expect(() =>
+        store.meta.transaction(() => {
+          store.appendMessage('t2', { role: 'user', content: 'rolled back' });
+          throw new Error('abort');
+        }),
+      ).toThrow('abort');
+      store.branches.settle();
+      expect(contents()).toEqual(['u1', 'a2', 'u3', 'a4']);
+
+      // An edit of a4 (from u3) makes a branch that takes the freed id: its path runs through u3.
+      store.beginTurn(3);
+      expect(contents()).toEqual(['u1', 'a2', 'u3']);
+      store.appendMessage('t3', { role: 'user', content: 'edit' });
+      store.branches.settle();
+      expect(contents()).toEqual(['u1', 'a2', 'u3', 'edit']);
+      expect(onPath()).toEqual(['u1', 'a2', 'u3', 'edit']);
+    });
   });
 });
 

@@ -49,8 +49,11 @@ export class BranchStore {
     private readonly storage: DurableObjectStorage,
     private readonly meta: SessionMeta,
   ) {
-    // A rolled back write may have been counted.
-    meta.onRollback(() => countedOf.delete(storage));
+    // A rolled back write may have been counted, and a branch it made read: its id is free again.
+    meta.onRollback(() => {
+      countedOf.delete(storage);
+      this.ancestorsOf.clear();
+    });
   }
 
   private get sql(): SqlStorage {

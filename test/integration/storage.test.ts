@@ -10,7 +10,7 @@ import { HistoryStore } from '../../src/session/store/history';
 import { SessionMeta } from '../../src/session/store/meta';
 import { SideTables } from '../../src/session/store/side-tables';
 import { TurnStore } from '../../src/session/store/turns';
-import { fetchWorker, history, jsonTurn, newSessionId, turn, user } from '../helpers/api';
+import { fetchWorker, history, jsonTurn, newSessionId, session, turn, user } from '../helpers/api';
 import { partsOf } from '../helpers/session-parts';
 
 const stubFor = (sessionId: string) => env.SESSIONS.getByName(sessionObjectName('local', sessionId));
@@ -325,5 +325,24 @@ describe('a new session’s lazy tables', () => {
     expect(hasAfter).toBe(false);
     expect(tableAfter).toBe(0);
     expect(made).toBe(true);
+  });
+
+  it('forgets a session made in a transaction that rolled back (a fork whose copy fails): it does not exist', async () => {
+    const id = newSessionId('made-rollback');
+    const { inside, after } = await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const meta = new SessionMeta(state.storage);
+      let inside = false;
+      expect(() =>
+        meta.transaction(() => {
+          meta.ensureCreated(id);
+          inside = meta.exists();
+          throw new Error('the copy failed');
+        }),
+      ).toThrow('the copy failed');
+      return { inside, after: meta.exists() };
+    });
+    expect(inside).toBe(true);
+    expect(after).toBe(false);
+    expect((await session(id)).status).toBe(404);
   });
 });

@@ -100,8 +100,9 @@ export class SessionMeta {
     try {
       return this.storage.transactionSync(write);
     } catch (error) {
-      // Rolled back: a table made in it is not there any more.
+      // Rolled back: a table made in it is not there any more, nor a session it made.
       tablesOf.delete(this.storage);
+      this.created = false;
       for (const listener of this.rollbackListeners) listener();
       throw error;
     }

@@ -65,15 +65,21 @@ describe('a session stored before branches', () => {
   });
 });
 
+/** A session of `count` messages in a line, alternating `u1`, `a2`, `u3`, ..., stored through the object's history store. */
+function storeOf(storage: DurableObjectStorage, id: string, count: number): HistoryStore {
+  const store = new HistoryStore(storage);
+  store.meta.ensureCreated(id);
+  for (let index = 1; index <= count; index++) {
+    store.appendMessage('t', index % 2 === 1 ? { role: 'user', content: `u${index}` } : { role: 'assistant', content: `a${index}` });
+  }
+  return store;
+}
+
 describe('a branch made in a transaction that rolls back', () => {
   it('leaves nothing of it behind: the next branch, made with its id, reads its own path', async () => {
     const id = newSessionId('branch-rollback');
     await runInDurableObject(stubFor(id), async (_instance, state) => {
-      const store = new HistoryStore(state.storage);
-      store.meta.ensureCreated(id);
-      for (let index = 1; index <= 4; index++) {
-        store.appendMessage('t', index % 2 === 1 ? { role: 'user', content: `u${index}` } : { role: 'assistant', content: `a${index}` });
-      }
+      const store = storeOf(state.storage, id, 4);
       // What a turn reads, and what the messages' route reads (the path, from the table).
       const contents = () => store.historyAfter(0).map((message) => message.content);
       const onPath = () => store.rowsOn(store.branches.head(), 0).map((row) => row.message.content);
@@ -106,11 +112,7 @@ describe('compactions on a tree', () => {
   it('hold only on the branches that hold every message they summarise', async () => {
     const id = newSessionId('compact-tree');
     await runInDurableObject(stubFor(id), async (_instance, state) => {
-      const store = new HistoryStore(state.storage);
-      store.meta.ensureCreated(id);
-      for (let index = 1; index <= 6; index++) {
-        store.appendMessage('t', index % 2 === 1 ? { role: 'user', content: `u${index}` } : { role: 'assistant', content: `a${index}` });
-      }
+      const store = storeOf(state.storage, id, 6);
       store.compactions.add('t', { summary: 'first four', messagesSummarized: 4, totalSummarized: 4, tokensBefore: 40, tokensAfter: 4 });
       expect(store.compactions.latest()).toMatchObject({ upToSeq: 4, summary: 'first four' });
       const contents = (messages: { content: unknown }[]) => messages.map((message) => message.content);

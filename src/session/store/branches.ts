@@ -123,8 +123,8 @@ export class BranchStore {
     this.base = undefined;
     const from = base.seq === null ? [] : this.pathTo(base.seq);
     let branch: number;
-    if (base.seq === null) branch = this.hasMessages() ? this.open(null) : this.meta.activeBranch();
-    else branch = this.isLeaf(base.seq) ? (this.branchOf(base.seq) as number) : this.open(base.seq);
+    if (base.seq === null) branch = this.hasMessages() ? this.open(null, from) : this.meta.activeBranch();
+    else branch = this.isLeaf(base.seq) ? (this.branchOf(base.seq) as number) : this.open(base.seq, from);
     this.meta.setActiveBranch(branch);
     return { branch, parent: base.seq, from };
   }
@@ -244,8 +244,8 @@ export class BranchStore {
   }
 
   /** A new segment forked at `forkSeq` (null: a new first message). */
-  private open(forkSeq: number | null): number {
-    const ancestors = forkSeq === null ? [] : this.pathTo(forkSeq);
+  /** A new branch forked at `forkSeq` (null: a new first message), whose ancestors are the path to it. */
+  private open(forkSeq: number | null, ancestors: Range[]): number {
     return this.sql
       .exec<{ id: number }>(
         `INSERT INTO branches (parent, fork_seq, ancestors, created_at) VALUES (?, ?, ?, ?) RETURNING id`,

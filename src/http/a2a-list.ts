@@ -11,26 +11,9 @@ import type { Env } from '../env';
 import { describeIssue } from '../lib/explain-issue';
 import * as z from '../lib/zod';
 import type { A2aTask } from '../protocol/a2a-encoder';
-import type { TurnState } from '../session/store/turns';
 import type { Owner } from '../users/owner';
-import { taskState } from './a2a-tasks';
+import { TASK_STATES, taskState } from './a2a-tasks';
 import { sessionStub } from './session-stub';
-
-/**
- * A2A's task states in the order of their numbers (ProtoJSON takes an enum's number as well as its
- * name), each with the turns it keeps: none for the states this agent never gives a task.
- */
-const STATES: [string, TurnState | 'none' | undefined][] = [
-  ['UNSPECIFIED', undefined],
-  ['SUBMITTED', 'queued'],
-  ['WORKING', 'running'],
-  ['COMPLETED', 'completed'],
-  ['FAILED', 'failed'],
-  ['CANCELED', 'cancelled'],
-  ['INPUT_REQUIRED', 'input_required'],
-  ['REJECTED', 'none'],
-  ['AUTH_REQUIRED', 'none'],
-];
 
 const READ_AT_ONCE = 6;
 
@@ -51,7 +34,7 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
     throw new RpcError(RPC_ERRORS.invalidParams, `Invalid params: params.${issue.path}: ${issue.clause}.`);
   }
   const { contextId, status, pageSize, pageToken, statusTimestampAfter, includeArtifacts } = parsed.data;
-  const named = typeof status === 'number' ? STATES[status] : STATES.find(([name]) => `TASK_STATE_${name}` === status);
+  const named = typeof status === 'number' ? TASK_STATES[status] : TASK_STATES.find(([name]) => `TASK_STATE_${name}` === status);
   if (status !== undefined && !named) throw new RpcError(RPC_ERRORS.invalidParams, 'Invalid params: params.status: not a task state (TASK_STATE_COMPLETED, …).');
   const state = named?.[1];
   const empty = { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };

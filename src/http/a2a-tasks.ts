@@ -9,6 +9,7 @@ import { assistantText } from '../api/content';
 import { RPC_ERRORS, RpcError } from '../api/json-rpc';
 import { quoted } from '../lib/quoted';
 import { answerArtifact, statusMessage, type A2aState, type A2aTask } from '../protocol/a2a-encoder';
+import type { TurnState } from '../session/store/turns';
 
 /** A2A's own JSON-RPC error codes. */
 export const A2A_ERRORS = {
@@ -32,17 +33,27 @@ export function parseTask(taskId: string): { turnId: string; sessionId: string }
   return { turnId: match[1]!, sessionId: match[2]! };
 }
 
-const STATE_OF: Record<Exclude<TurnSummary['status'], 'finished'>, A2aState> = {
-  queued: 'TASK_STATE_SUBMITTED',
-  running: 'TASK_STATE_WORKING',
-  cancelled: 'TASK_STATE_CANCELED',
-  failed: 'TASK_STATE_FAILED',
-};
+/**
+ * A2A's task states in the order of their numbers (ProtoJSON takes an enum's number as well as its
+ * name), each with the turns it holds (`TurnState`, as a listing keeps them): none for the states
+ * this agent never gives a task.
+ */
+export const TASK_STATES: [string, TurnState | 'none' | undefined][] = [
+  ['UNSPECIFIED', undefined],
+  ['SUBMITTED', 'queued'],
+  ['WORKING', 'running'],
+  ['COMPLETED', 'completed'],
+  ['FAILED', 'failed'],
+  ['CANCELED', 'cancelled'],
+  ['INPUT_REQUIRED', 'input_required'],
+  ['REJECTED', 'none'],
+  ['AUTH_REQUIRED', 'none'],
+];
 
 /** The task state of a turn's: a finished turn completed, or waiting for input when it stopped for calls. */
 export function taskState(turn: Pick<TurnSummary, 'status' | 'stopReason'>): A2aState {
-  if (turn.status !== 'finished') return STATE_OF[turn.status];
-  return turn.stopReason === 'tool_use' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_COMPLETED';
+  const held: TurnState = turn.status !== 'finished' ? turn.status : turn.stopReason === 'tool_use' ? 'input_required' : 'completed';
+  return `TASK_STATE_${TASK_STATES.find(([, state]) => state === held)![0]}` as A2aState;
 }
 
 /** A request's `historyLength`: a number of messages, or none given (all of them). */

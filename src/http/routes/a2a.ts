@@ -75,7 +75,8 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
       case 'list':
-        return rpc(id, { result: await listTasks(env, owner, params, (listed) => getTask(env, owner, { taskId: listed.id, ...parseTask(listed.id) }).catch(() => undefined), (value) => trim(value, length)) });
+        // A listed task's state is known from the listing: its log is read without its row again.
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => readTask(env, owner, { taskId: listed.id, ...parseTask(listed.id) }).catch(() => undefined), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe': {
@@ -188,12 +189,20 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const view = await stub.getTurn(ref.turnId, true);
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
-  // A turn that runs or ended: its event log so far, read again through the encoder (what a running
-  // one has made yet); once its events are no longer kept, what it stored.
+  return (await readTask(env, owner, ref)) ?? storedTask(ref, view.turn);
+}
+
+/**
+ * A task whose turn runs or ended: its event log so far, read again through the encoder (what a
+ * running one has made yet); once its events are no longer kept, what it stored (undefined: its
+ * turn is gone too).
+ */
+async function readTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask | undefined> {
+  const stub = sessionStub(env, owner, ref.sessionId);
   const read = await stub.followTurn(ref.turnId, 0, 'events', false);
   if (read.ok) return encodeEvents(read.body, ref.sessionId, undefined);
   const stored = await stub.getTurn(ref.turnId);
-  return storedTask(ref, stored.ok ? stored.turn : view.turn);
+  return stored.ok ? storedTask(ref, stored.turn) : undefined;
 }
 
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {

@@ -144,6 +144,7 @@ export const messagesPageSchema = z
 export const cancelledTurnSchema = z
   .strictObject({ turnId: z.string(), status: turnStatusSchema, stopReason: z.string().optional() })
   ;
+export type CancelledTurn = z.infer<typeof cancelledTurnSchema>;
 
 /** `202` to `POST .../turns` with `ifBusy` `enqueue` (`queued`, with its place) or `steer` (`steered`, the running turn's id). */
 export const acceptedTurnSchema = z.union([

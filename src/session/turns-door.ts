@@ -14,7 +14,7 @@
  */
 import type { UserMessage } from '../api/content';
 import { ApiError } from '../lib/errors';
-import type { AcceptedTurn, TurnStatus } from '../api/responses';
+import type { AcceptedTurn, CancelledTurn } from '../api/responses';
 import type { TurnView } from '../api/background-responses';
 import type { IfBusy, TurnRequest } from '../api/turn-request';
 import { checkParent } from './branching';
@@ -24,6 +24,9 @@ import type { SessionStores } from './store/stores';
 import { statusOf, type TurnRow } from './store/turns';
 import type { Queued, TurnQueue } from './turn-queue';
 import { IDEMPOTENCY_WINDOW_MS, type Door, type TurnRunner } from './turn-runner';
+
+/** A cancel's answer (`cancelledTurnSchema`), for the session's callers. */
+export type { CancelledTurn };
 
 export type Session = { stores: SessionStores; runner: TurnRunner; queue: TurnQueue };
 type Steered = Extract<AcceptedTurn, { status: 'steered' }>;
@@ -159,8 +162,6 @@ export async function turnView(session: Session, turn: TurnRow, brief = false): 
   const messages = identify(session.stores.history, session.stores.history.turnRows(turn.turnId)).filter((message) => message.role === 'assistant' || message.role === 'tool');
   return { turnId: turn.turnId, status, ...times, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}), messages } as TurnView;
 }
-
-export type CancelledTurn = { turnId: string; status: TurnStatus; stopReason?: string };
 
 /** A cancel (`POST .../turns/{turnId}/cancel`): a queued turn leaves the queue; the running one stops, and is answered once it has. */
 export async function cancelTurn({ queue, runner, stores }: Session, turn: TurnRow): Promise<CancelledTurn> {

@@ -2,7 +2,7 @@
  * The SQL of a session's turns: the turn rows (status, mode, idempotency key), their packed event
  * logs, and the pruning of what has expired. Beside `history.ts`, which holds the history.
  */
-import type { TurnStatus } from '../../api/responses';
+import type { SessionViewBody, TurnStatus } from '../../api/responses';
 import { splitForRows } from './row-chunks';
 import type { SessionMeta } from './meta';
 
@@ -50,7 +50,8 @@ function toTurnRow(row: TurnRecord): TurnRow {
   };
 }
 
-export type LastTurn = { turnId: string; status: TurnStatus; stopReason?: string; errorCode?: string };
+/** A session's last turn, as its view (`GET /sessions/{id}`) says it. */
+export type LastTurn = NonNullable<SessionViewBody['lastTurn']>;
 
 /**
  * A turn's state as the API says it (docs/background.md), from what its row keeps: an ended turn

@@ -57,6 +57,7 @@ export class HistoryStore {
   /** After `deleteAll`: nothing kept holds any more. */
   forget(): void {
     keptOf.delete(this.storage);
+    this.recent.clear();
     this.branches.forget();
   }
 
@@ -255,8 +256,9 @@ export class HistoryStore {
       if (this.recent.size >= RECENT_TURNS && !oldest.done) this.recent.delete(oldest.value);
       this.recent.set(turnId, (rows = []));
     }
-    const at = rows.findLastIndex((kept) => kept.seq < row.seq) + 1;
-    rows.splice(at, rows[at]?.seq === row.seq ? 1 : 0, row);
+    // In seq order: a tool result fills the seq its call reserved. A seq is remembered once (stored
+    // once; a rollback forgets what its transaction stored).
+    rows.splice(rows.findLastIndex((kept) => kept.seq < row.seq) + 1, 0, row);
   }
 
   readMessage(row: { seq: number; body: string; parts: number }): HistoryMessage {

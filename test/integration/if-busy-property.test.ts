@@ -108,6 +108,8 @@ describe('second messages under random interleavings', () => {
           if (view.lastTurn?.status === 'queued') {
             // A queued turn waits while calls are owed (a turn it followed stopped for a permission):
             // its events come once the calls are answered, so following it now would wait for good.
+            // It is in the queue, and a call is owed (what `settle` stopped for).
+            expect(view.queuedTurns.map((queued: { turnId: string }) => queued.turnId)).toContain(view.lastTurn.turnId);
             expect(view.pendingToolCalls.length).toBeGreaterThan(0);
           } else if (view.lastTurn) {
             const events = await readSse(await fetchWorker(`/sessions/${id}/turns/${view.lastTurn.turnId}/events`));

@@ -98,10 +98,13 @@ describe('A2A v0.3’s methods, in its own words', () => {
   it('tasks/resubscribe follows a running task to its final status; tasks/cancel cancels it; a task that ended is not subscribed to', async () => {
     const { result: started } = await call('message/send', { message: v03Message('slowly'), metadata: { model: 'openai:script/slow' }, configuration: { blocking: false } });
     expect(started).toMatchObject({ kind: 'task', status: { state: 'working' } });
-    const following = post({ jsonrpc: '2.0', id: 2, method: 'tasks/resubscribe', params: { id: started.id } });
+    // Subscribed (its stream open: a task not ended yet) before the cancel: a cancel that came first
+    // would have the subscription refused, as the end of this test has it.
+    const following = await post({ jsonrpc: '2.0', id: 2, method: 'tasks/resubscribe', params: { id: started.id } });
+    expect(following.headers.get('content-type')).toContain('text/event-stream');
     const { result: canceled } = await call('tasks/cancel', { id: started.id });
     expect(canceled).toMatchObject({ kind: 'task', id: started.id, status: { state: 'canceled' } });
-    const replayed = (await readSse(await following)).map((event) => event.data.result);
+    const replayed = (await readSse(following)).map((event) => event.data.result);
     expect(replayed[0]).toMatchObject({ kind: 'task', id: started.id });
     expect(replayed.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'canceled' }, final: true });
     // Once it has ended, A2A has the subscription refused (UnsupportedOperationError), as a plain JSON-RPC answer.

@@ -119,6 +119,39 @@ describe('storage', () => {
   });
 });
 
+describe('rows written a turn', () => {
+  /** Each statement that writes from now on, with its first binding and the rows it wrote (the object's `sql.exec`, wrapped). */
+  async function meterWrites(id: string): Promise<{ query: string; written: number }[]> {
+    const writes: { query: string; written: number }[] = [];
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const sql = state.storage.sql;
+      const exec = sql.exec.bind(sql);
+      sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+        const cursor = exec(query, ...bindings);
+        const rows = cursor.toArray();
+        if (cursor.rowsWritten > 0) writes.push({ query: `${query.replace(/\s+/g, ' ').slice(0, 60)} ${String(bindings[0])}`, written: cursor.rowsWritten });
+        return Object.assign(rows[Symbol.iterator](), { toArray: () => rows, one: () => rows[0], rowsRead: cursor.rowsRead, rowsWritten: cursor.rowsWritten, columnNames: cursor.columnNames });
+      }) as SqlStorage['exec'];
+    });
+    return writes;
+  }
+
+  // Rows written are what a Durable Object's storage bills a turn by (decision 42): the turn's row
+  // (3 as it starts: it, its id's index, its start's; 2 as it ends: it and the index of kept logs),
+  // its two messages (2 each, with their branch's index), the session's `updated_at` at either end,
+  // its usage and its token calibration (the demo model's moves it every turn), the event log's row
+  // (2, with its key's index), and the two reports to the user's object, written, then swept.
+  it('a plain turn of a long-lived session writes 19 rows, no counter among them', async () => {
+    const id = newSessionId('rows');
+    await turn(id, { messages: [user('one')] });
+    await turn(id, { messages: [user('two')] });
+    const writes = await meterWrites(id);
+    expect((await turn(id, { messages: [user('three')] })).status).toBe(200);
+    expect(writes.map((write) => write.query).join('\n')).not.toContain('next_seq');
+    expect(writes.reduce((sum, write) => sum + write.written, 0), JSON.stringify(writes, null, 1)).toBe(19);
+  });
+});
+
 describe('the history a session keeps parsed between turns', () => {
   const text = (message: { content: unknown }) => message.content;
 
@@ -216,6 +249,13 @@ describe('migrations', () => {
     // The ids of the old tool calls were indexed on the way up.
     const indexed = await runInDurableObject(stubFor(id), async (_instance, state) => new HistoryStore(state.storage).hasToolCallId('call_old'));
     expect(indexed).toBe(true);
+    // The seqs went on from the stored messages; the counter the first schema kept is gone.
+    const { seqs, counter } = await runInDurableObject(stubFor(id), async (_instance, state) => ({
+      seqs: state.storage.sql.exec<{ seq: number }>('SELECT seq FROM messages ORDER BY seq').toArray().map((row) => row.seq),
+      counter: state.storage.sql.exec(`SELECT value FROM meta WHERE key = 'next_seq'`).toArray(),
+    }));
+    expect(seqs).toEqual([1, 2, 3, 4, 5]);
+    expect(counter).toEqual([]);
   });
 });
 

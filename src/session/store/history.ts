@@ -89,7 +89,7 @@ export class HistoryStore {
   }
 
   appendMessage(turnId: string, message: HistoryMessage): number {
-    const seq = this.meta.takeSeqs(1);
+    const seq = this.nextSeq();
     this.insertMessage(seq, turnId, message, this.branches.place());
     return seq;
   }
@@ -107,7 +107,8 @@ export class HistoryStore {
   appendAssistant(turnId: string, message: AssistantMessage): void {
     this.meta.transaction(() => {
       const calls = typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use');
-      const seq = this.meta.takeSeqs(1 + calls.length);
+      // Its calls' results will take the seqs after it: held by their rows in `tool_calls` until stored.
+      const seq = this.nextSeq();
       const place = this.branches.place();
       this.insertMessage(seq, turnId, message, place);
       if (calls.length > 0) this.meta.ensure('tool_calls');
@@ -222,6 +223,18 @@ export class HistoryStore {
       .exec<MessageRow & { created_at: number }>(`SELECT seq, parent_seq, body, parts, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
       .toArray()
       .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row), createdAt: row.created_at }));
+  }
+
+  /**
+   * The seq a new message takes: after every message stored and every seq an open tool call holds
+   * for its result. Messages are never deleted but with the whole session, so the table itself says
+   * which seqs are taken; a counter in `meta` said it again with two more rows written a turn
+   * (decision 42).
+   */
+  private nextSeq(): number {
+    const stored = this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM messages`).one().seq ?? 0;
+    const held = this.meta.has('tool_calls') ? (this.sql.exec<{ seq: number | null }>(`SELECT MAX(result_seq) AS seq FROM tool_calls`).one().seq ?? 0) : 0;
+    return Math.max(stored, held) + 1;
   }
 
   /** A message is stored whole, however long: split over rows when one row cannot hold it. */

@@ -1,6 +1,6 @@
 /**
  * The session's own row: the `meta` table (when it was created and changed, its id, title, usage,
- * token calibration, the next message seq, the schema version), and the schema's migrations.
+ * token calibration, the schema version), and the schema's migrations.
  * Whether the session exists at all is known here: every other table family asks this one.
  */
 import { addUsage, emptyUsage, type Usage } from '../../agent/usage';
@@ -90,7 +90,6 @@ export class SessionMeta {
         this.set('session_id', sessionId);
         this.set('created_at', now);
         this.set('updated_at', now);
-        this.set('next_seq', '1');
       }
     });
   }
@@ -197,13 +196,6 @@ export class SessionMeta {
   /** When the session was made (ms): the generation its user's object knows it by (docs/users.md). */
   generation(): number {
     return Number(this.get('created_at') ?? 0);
-  }
-
-  /** Takes the next `count` message seqs, returning the first. */
-  takeSeqs(count: number): number {
-    const seq = Number(this.get('next_seq'));
-    this.set('next_seq', String(seq + count));
-    return seq;
   }
 
   private hasTables(): boolean {

@@ -164,4 +164,11 @@ export const MIGRATIONS: string[][] = [
     // A turn a schedule started names it (`GET .../turns`, its webhook): the schedule keeps only its last.
     `ALTER TABLE turns ADD COLUMN schedule_id TEXT`,
   ],
+  [
+    // Fewer rows written a turn (decision 42): a running turn enters the index of kept logs as it
+    // ends, not as it starts; and a message's seq is read from the tables, not from a counter.
+    `DROP INDEX turns_with_events`,
+    `CREATE INDEX turns_with_events ON turns (ended_at) WHERE events_pruned = 0 AND ended_at IS NOT NULL`,
+    `DELETE FROM meta WHERE key = 'next_seq'`,
+  ],
 ];

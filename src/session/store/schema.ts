@@ -14,14 +14,14 @@
  * migration that changes a lazy family's table must change it only where it exists, and change its
  * statements here, which is how the sessions that have not made it yet will make it.
  */
-export const SCHEMA_AT = 12;
+export const SCHEMA_AT = 13;
 
 export const CORE: string[] = [
     `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
     `CREATE TABLE messages (seq INTEGER PRIMARY KEY, turn_id TEXT NOT NULL, role TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, parts INTEGER NOT NULL DEFAULT 1, branch INTEGER NOT NULL DEFAULT 1, parent_seq INTEGER)`,
     `CREATE TABLE turns (turn_id TEXT PRIMARY KEY, status TEXT NOT NULL, model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER, stop_reason TEXT, error_code TEXT, mode TEXT NOT NULL DEFAULT 'none', idempotency_key TEXT, request_hash TEXT, events_pruned INTEGER NOT NULL DEFAULT 0, enqueued INTEGER NOT NULL DEFAULT 0, schedule_id TEXT)`,
     `CREATE INDEX turns_by_idempotency_key ON turns (idempotency_key) WHERE idempotency_key IS NOT NULL`,
-    `CREATE INDEX turns_with_events ON turns (ended_at) WHERE events_pruned = 0`,
+    `CREATE INDEX turns_with_events ON turns (ended_at) WHERE events_pruned = 0 AND ended_at IS NOT NULL`,
     `CREATE INDEX turns_by_start ON turns (started_at)`,
     `CREATE TABLE branches (id INTEGER PRIMARY KEY AUTOINCREMENT, parent INTEGER, fork_seq INTEGER, ancestors TEXT NOT NULL, created_at INTEGER NOT NULL)`,
     // The main branch every session starts on (its messages' `branch` defaults to 1).

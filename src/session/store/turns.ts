@@ -197,7 +197,7 @@ export class TurnStore {
       this.sql.exec(`UPDATE turns SET events_pruned = 1, idempotency_key = NULL WHERE turn_id IN (${stale})`, before, keepTurns);
     });
     // A running turn has no end yet.
-    return this.sql.exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0`).one().ended_at ?? undefined;
+    return this.sql.exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND ended_at IS NOT NULL`).one().ended_at ?? undefined;
   }
 
   endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined): void {

@@ -14,7 +14,7 @@ import type { Housekeeping } from '../../src/session/housekeeping';
 import type { SessionObject } from '../../src/session/session-object';
 import type { UserLink, UserReports } from '../../src/session/user-link';
 import type { Report } from '../../src/users/reports';
-import { sessionObject } from '../../src/users/owner';
+import { sessionObject, userObject } from '../../src/users/owner';
 import { newSessionId } from '../helpers/api';
 import { partsOf } from '../helpers/session-parts';
 import { newUser, PRICED, usageSettles } from '../helpers/users';
@@ -156,5 +156,24 @@ describe('what was sent leaves the outbox', () => {
     await vi.waitFor(async () => expect(await alarm()).not.toBeNull());
     expect(await runDurableObjectAlarm(fresh())).toBe(true);
     expect(await stored()).toBe(0);
+  });
+});
+
+describe('what a report costs its user’s object', () => {
+  // Rows written are what storage bills (decision 42): the id a usage report is remembered by is
+  // the table's own key, so it writes two rows (it and its time's index; three with a rowid).
+  it('remembers a usage report’s id in two rows written', async () => {
+    const user = await newUser('applied');
+    await user.turn(newSessionId('applied'), 'first');
+    await usageSettles(user, 2);
+    const rows = await runInDurableObject(userObject(env, { userId: user.userId }), async (_instance, state) => {
+      const sql = state.storage.sql;
+      const inserted = sql.exec(`INSERT INTO applied (report_id, at) VALUES ('use_measured', 0)`);
+      inserted.toArray();
+      const pruned = sql.exec(`DELETE FROM applied WHERE report_id = 'use_measured'`);
+      pruned.toArray();
+      return { inserted: inserted.rowsWritten, pruned: pruned.rowsWritten };
+    });
+    expect(rows).toEqual({ inserted: 2, pruned: 1 });
   });
 });

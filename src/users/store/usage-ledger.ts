@@ -26,7 +26,10 @@ export const USAGE_LEDGER_SCHEMA = [
      priced_calls INTEGER NOT NULL,
      PRIMARY KEY (date, model)
    )`,
-  `CREATE TABLE IF NOT EXISTS applied (report_id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
+  // Without a rowid, the id is the table's own key: a report applied writes two rows (it and its
+  // time's index), not three (decision 42). A user's object made before keeps the table it made,
+  // with a rowid; the statements read both alike.
+  `CREATE TABLE IF NOT EXISTS applied (report_id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS applied_by_time ON applied (at)`,
 ];
 

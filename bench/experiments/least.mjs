@@ -8,7 +8,9 @@
 // systems alternating request by request in a new random order each round. Prints each one's median
 // first text event, its ratio to the limit through a DO (new: to the limit through a new DO) and
 // its runtime CPU per request. `ROUNDS` (200); `DIRECT=1` serves each system by its runtime
-// directly, past wrangler's proxy worker. Loopback only; bounded in time.
+// directly, past wrangler's proxy worker; `ASSETS=1` adds the least served as ours is, static assets
+// in front (`bench/systems/minimal-turn-assets.toml`); `ONLY='<kind>;<kind>'` keeps those kinds and
+// the two limits. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,7 @@ const pipe = await startDevServer({ config: 'bench/systems/limit-do.toml', vars:
 const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml', vars: floorVars, extraArgs: state('reader'), inspector: false, direct });
 const least = await startDevServer({ config: 'bench/systems/minimal-turn.toml', vars: floorVars, extraArgs: state('least'), inspector: false, direct });
 const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector: false, direct });
+const assets = process.env.ASSETS === '1' ? await startDevServer({ config: 'bench/systems/minimal-turn-assets.toml', vars: floorVars, extraArgs: state('assets'), inspector: false, direct }) : undefined;
 
 const turn = (server, session, query = '') => (round) => measureTurn(`${server.base}/sessions/${session(round)}/turns${query}`, 'deltas-5', round);
 const kinds = {
@@ -43,7 +46,18 @@ const kinds = {
   'the least, the model asked first, new': { server: least, run: turn(least, (round) => `least-first-${Date.now()}-${round}`, '?fetch-first'), fresh: true },
   'the least, with the tools, new': { server: least, run: turn(least, (round) => `least-tools-${Date.now()}-${round}`, '?tools'), fresh: true },
   'ours, new session': { server: ours, run: turn(ours, (round) => `ours-new-${Date.now()}-${round}`), fresh: true },
+  ...(assets
+    ? {
+        'the least, assets before it': { server: assets, run: turn(assets, () => 'assets-long') },
+        'the least, tools, assets before it': { server: assets, run: turn(assets, () => 'assets-tools', '?tools') },
+        'the least, assets before it, new': { server: assets, run: turn(assets, (round) => `assets-new-${Date.now()}-${round}`), fresh: true },
+        'the least, tools, assets before it, new': { server: assets, run: turn(assets, (round) => `assets-tools-${Date.now()}-${round}`, '?tools'), fresh: true },
+      }
+    : {}),
 };
+// The floors always run: every ratio is taken over them.
+const only = process.env.ONLY?.split(';');
+for (const name of Object.keys(kinds)) if (only && !only.includes(name) && !name.startsWith('limit through')) delete kinds[name];
 try {
   for (let round = 0; round < 10; round++) for (const kind of Object.values(kinds)) await kind.run(-1 - round);
   const rows = Object.fromEntries(Object.keys(kinds).map((name) => [name, { text: [], cpu: [] }]));
@@ -65,6 +79,6 @@ try {
   }
 } finally {
   clearTimeout(guard);
-  for (const server of [pipe, reader, least, ours]) server.stop();
+  for (const server of [pipe, reader, least, ours, assets]) server?.stop();
   await upstream.close();
 }

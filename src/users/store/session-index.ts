@@ -46,18 +46,21 @@ export class SessionIndex {
     if (generation <= this.erasedBefore()) return 'erased';
     const held = this.stale(entry.sessionId, generation, version);
     if (held === true) return 'stale';
-    const counts = held?.generation === generation ? held.entry : { messageCount: 0, pendingToolCalls: 0 };
+    const counts = held?.generation === generation ? sessionEntrySchema.parse(JSON.parse(held.entry)) : { messageCount: 0, pendingToolCalls: 0 };
     this.write(generation, version, { ...entry, messageCount: counts.messageCount, pendingToolCalls: counts.pendingToolCalls, running: true });
     return 'listed';
   }
 
-  /** True when a newer report of the session was applied, or it was deleted since; else what is held. */
-  private stale(sessionId: string, generation: number, version: number): true | { generation: number; entry: SessionEntry } | undefined {
+  /**
+   * True when a newer report of the session was applied, or it was deleted since; else what is held,
+   * its entry as stored (parsed only by a start, which keeps its counts: an end replaces it whole).
+   */
+  private stale(sessionId: string, generation: number, version: number): true | { generation: number; entry: string } | undefined {
     const dead = this.sql.exec<{ generation: number }>('SELECT generation FROM tombstones WHERE session_id = ?', sessionId).toArray()[0];
     if (dead && dead.generation >= generation) return true;
     const held = this.sql.exec<{ generation: number; version: number; entry: string }>('SELECT generation, version, entry FROM sessions WHERE session_id = ?', sessionId).toArray()[0];
     if (held && (held.generation > generation || (held.generation === generation && held.version >= version))) return true;
-    return held && { generation: held.generation, entry: sessionEntrySchema.parse(JSON.parse(held.entry)) };
+    return held && { generation: held.generation, entry: held.entry };
   }
 
   private write(generation: number, version: number, entry: SessionEntry): void {

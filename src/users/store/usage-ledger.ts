@@ -51,8 +51,10 @@ export class UsageLedger {
 
   /** Counts one model call, unless its report was counted before. */
   add(report: UsageReport): void {
-    if (this.sql.exec('SELECT 1 FROM applied WHERE report_id = ?', report.id).toArray().length > 0) return;
-    this.sql.exec('INSERT INTO applied (report_id, at) VALUES (?, ?)', report.id, Date.now());
+    // One statement both looks and remembers: an id applied before is not written again.
+    const remembered = this.sql.exec('INSERT INTO applied (report_id, at) VALUES (?, ?) ON CONFLICT (report_id) DO NOTHING', report.id, Date.now());
+    remembered.toArray();
+    if (remembered.rowsWritten === 0) return;
     const { usage } = report;
     this.sql.exec(
       `INSERT INTO usage VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?)

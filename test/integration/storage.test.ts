@@ -385,4 +385,38 @@ describe('a new session’s lazy tables', () => {
     expect(after).toBe(false);
     expect((await session(id)).status).toBe(404);
   });
+
+  it('keeps the session’s own rows as written, read once: a turn reads none, a rolled-back write is forgotten', async () => {
+    const id = newSessionId('meta-kept');
+    await turn(id, { messages: [user('one')] });
+    const writes = await meterStatements(id);
+    expect((await turn(id, { messages: [user('two')] })).status).toBe(200);
+    expect(writes.filter((query) => query.startsWith('SELECT') && query.includes('FROM meta'))).toEqual([]);
+    const titles = await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const meta = new SessionMeta(state.storage);
+      meta.setTitle('kept');
+      expect(() =>
+        meta.transaction(() => {
+          meta.setTitle('rolled back');
+          throw new Error('no');
+        }),
+      ).toThrow('no');
+      return { after: meta.title(), stored: state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'title'`).one().value };
+    });
+    expect(titles).toEqual({ after: 'kept', stored: 'kept' });
+  });
 });
+
+/** Every statement the object runs from now on (its `sql.exec`, wrapped). */
+async function meterStatements(id: string): Promise<string[]> {
+  const queries: string[] = [];
+  await runInDurableObject(stubFor(id), async (_instance, state) => {
+    const sql = state.storage.sql;
+    const exec = sql.exec.bind(sql);
+    sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+      queries.push(query.replace(/\s+/g, ' '));
+      return exec(query, ...bindings);
+    }) as SqlStorage['exec'];
+  });
+  return queries;
+}

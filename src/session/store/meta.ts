@@ -30,6 +30,14 @@ const forkedFromSchema = z.strictObject({ sessionId: z.string(), messageId: z.st
  */
 const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
 
+/**
+ * The `meta` rows, read in one statement when first asked, then kept as they are written: a turn
+ * asked for them one by one, seventeen statements a turn for a dozen small rows (bench/PROFILE.md,
+ * "The meta rows kept"). Shared by every `SessionMeta` over the same storage, and dropped with the
+ * table names: after a rollback, after migrations that ran and after a `deleteAll`.
+ */
+const rowsOf = new WeakMap<DurableObjectStorage, Map<string, string>>();
+
 export class SessionMeta {
   private created = false;
   /** Told when a transaction rolls back: what a store keeps of its writes may no longer hold. */
@@ -55,6 +63,7 @@ export class SessionMeta {
   forget(): void {
     this.created = false;
     tablesOf.delete(this.storage);
+    rowsOf.delete(this.storage);
   }
 
   /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
@@ -99,8 +108,9 @@ export class SessionMeta {
     try {
       return this.storage.transactionSync(write);
     } catch (error) {
-      // Rolled back: a table made in it is not there any more, nor a session it made.
+      // Rolled back: a table made in it is not there any more, nor a session it made, nor a row it set.
       tablesOf.delete(this.storage);
+      rowsOf.delete(this.storage);
       this.created = false;
       for (const listener of this.rollbackListeners) listener();
       throw error;
@@ -222,16 +232,32 @@ export class SessionMeta {
       const run = version === 0 && index === 0 ? batch.filter((statement) => !statement.startsWith('CREATE TABLE meta')) : batch;
       if (run.length > 0) this.sql.exec(run.join(';\n'));
     }
-    // The tables those statements made: read again when next asked.
-    if (statements.length > 0) tablesOf.delete(this.storage);
+    // The tables those statements made, and the rows they changed: read again when next asked.
+    if (statements.length > 0) {
+      tablesOf.delete(this.storage);
+      rowsOf.delete(this.storage);
+    }
     if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
   }
 
   private get(key: string): string | undefined {
-    return this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
+    return this.rows().get(key);
   }
 
   private set(key: string, value: string): void {
+    const rows = this.rows();
     this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+    // Once stored: a write that throws leaves the rows as the table has them.
+    rows.set(key, value);
+  }
+
+  private rows(): Map<string, string> {
+    let rows = rowsOf.get(this.storage);
+    if (!rows) {
+      const stored = this.hasTables() ? this.sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray() : [];
+      rows = new Map(stored.map((row) => [row.key, row.value]));
+      rowsOf.set(this.storage, rows);
+    }
+    return rows;
   }
 }

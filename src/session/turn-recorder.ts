@@ -43,7 +43,7 @@ export function createTurnRecorder({ history: store, meta, turns }: SessionStore
           const seq = store.lastUserSeq();
           if (seq !== undefined) meta.setPartsRefusedBefore(seq);
         }
-        turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code);
+        turns.endTurn(turnId, event.error?.code === 'cancelled' ? 'cancelled' : 'finished', event.stopReason, event.error?.code, event.at);
         return;
       case 'turn-start':
       case 'step-start':

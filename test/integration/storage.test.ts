@@ -119,21 +119,21 @@ describe('storage', () => {
   });
 });
 
-describe('rows written a turn', () => {
-  /** Each statement that writes from now on, with its first binding and the rows it wrote (the object's `sql.exec`, wrapped). */
-  async function meterWrites(id: string): Promise<{ query: string; written: number }[]> {
-    const writes: { query: string; written: number }[] = [];
+describe('what a turn reads and writes', () => {
+  /** Each statement the object runs from now on, with its first binding and the rows it wrote (its `sql.exec`, wrapped). */
+  async function meterStatements(id: string): Promise<{ query: string; written: number }[]> {
+    const statements: { query: string; written: number }[] = [];
     await runInDurableObject(stubFor(id), async (_instance, state) => {
       const sql = state.storage.sql;
       const exec = sql.exec.bind(sql);
       sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
         const cursor = exec(query, ...bindings);
         const rows = cursor.toArray();
-        if (cursor.rowsWritten > 0) writes.push({ query: `${query.replace(/\s+/g, ' ').slice(0, 60)} ${String(bindings[0])}`, written: cursor.rowsWritten });
+        statements.push({ query: `${query.replace(/\s+/g, ' ').slice(0, 60)} ${String(bindings[0])}`, written: cursor.rowsWritten });
         return Object.assign(rows[Symbol.iterator](), { toArray: () => rows, one: () => rows[0], rowsRead: cursor.rowsRead, rowsWritten: cursor.rowsWritten, columnNames: cursor.columnNames });
       }) as SqlStorage['exec'];
     });
-    return writes;
+    return statements;
   }
 
   // Rows written are what a Durable Object's storage bills a turn by (decision 42): the turn's row
@@ -145,10 +145,31 @@ describe('rows written a turn', () => {
     const id = newSessionId('rows');
     await turn(id, { messages: [user('one')] });
     await turn(id, { messages: [user('two')] });
-    const writes = await meterWrites(id);
+    const statements = await meterStatements(id);
     expect((await turn(id, { messages: [user('three')] })).status).toBe(200);
+    const writes = statements.filter((statement) => statement.written > 0);
     expect(writes.map((write) => write.query).join('\n')).not.toContain('next_seq');
     expect(writes.reduce((sum, write) => sum + write.written, 0), JSON.stringify(writes, null, 1)).toBe(19);
+  });
+
+  it('keeps the session’s own rows as written, read once: a turn reads none, a rolled-back write is forgotten', async () => {
+    const id = newSessionId('meta-kept');
+    await turn(id, { messages: [user('one')] });
+    const statements = await meterStatements(id);
+    expect((await turn(id, { messages: [user('two')] })).status).toBe(200);
+    expect(statements.filter(({ query }) => query.startsWith('SELECT') && query.includes('FROM meta'))).toEqual([]);
+    const titles = await runInDurableObject(stubFor(id), async (_instance, state) => {
+      const meta = new SessionMeta(state.storage);
+      meta.setTitle('kept');
+      expect(() =>
+        meta.transaction(() => {
+          meta.setTitle('rolled back');
+          throw new Error('no');
+        }),
+      ).toThrow('no');
+      return { after: meta.title(), stored: state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'title'`).one().value };
+    });
+    expect(titles).toEqual({ after: 'kept', stored: 'kept' });
   });
 });
 
@@ -385,38 +406,4 @@ describe('a new session’s lazy tables', () => {
     expect(after).toBe(false);
     expect((await session(id)).status).toBe(404);
   });
-
-  it('keeps the session’s own rows as written, read once: a turn reads none, a rolled-back write is forgotten', async () => {
-    const id = newSessionId('meta-kept');
-    await turn(id, { messages: [user('one')] });
-    const writes = await meterStatements(id);
-    expect((await turn(id, { messages: [user('two')] })).status).toBe(200);
-    expect(writes.filter((query) => query.startsWith('SELECT') && query.includes('FROM meta'))).toEqual([]);
-    const titles = await runInDurableObject(stubFor(id), async (_instance, state) => {
-      const meta = new SessionMeta(state.storage);
-      meta.setTitle('kept');
-      expect(() =>
-        meta.transaction(() => {
-          meta.setTitle('rolled back');
-          throw new Error('no');
-        }),
-      ).toThrow('no');
-      return { after: meta.title(), stored: state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'title'`).one().value };
-    });
-    expect(titles).toEqual({ after: 'kept', stored: 'kept' });
-  });
 });
-
-/** Every statement the object runs from now on (its `sql.exec`, wrapped). */
-async function meterStatements(id: string): Promise<string[]> {
-  const queries: string[] = [];
-  await runInDurableObject(stubFor(id), async (_instance, state) => {
-    const sql = state.storage.sql;
-    const exec = sql.exec.bind(sql);
-    sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
-      queries.push(query.replace(/\s+/g, ' '));
-      return exec(query, ...bindings);
-    }) as SqlStorage['exec'];
-  });
-  return queries;
-}

@@ -79,7 +79,13 @@ async function turn(sessionId, model) {
   await response.text();
 }
 
-/** Time per function: its own samples, and those of everything it called (counted once per stack). */
+/**
+ * Time per function: its own samples, and those of everything it called (counted once per stack).
+ * A sample counts the time since the one before it, at most twice the sampling interval: after the
+ * isolate waited for I/O, the first frame that runs would otherwise be charged the whole wait (a
+ * route's handler, resumed after its RPC, showed a millisecond a turn of "own time" from a few
+ * samples).
+ */
 function summarize(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
@@ -89,7 +95,7 @@ function summarize(profile) {
   const total = new Map();
   let all = 0;
   profile.samples.forEach((id, index) => {
-    const us = profile.timeDeltas[index] ?? 0;
+    const us = Math.min(profile.timeDeltas[index] ?? 0, 2 * SAMPLING_INTERVAL_US);
     all += us;
     own.set(label(nodes.get(id)), (own.get(label(nodes.get(id))) ?? 0) + us);
     const seen = new Set();

@@ -8,7 +8,7 @@
  *   them (http, session, users, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`);
  * - a session's transactions go through `SessionMeta.transaction` (`session/store/meta.ts`): what the
  *   stores keep of their writes (the kept messages, the message count, a branch's ancestors, the
- *   table names, the session's existence) is dropped when one rolls back, which a `transactionSync`
+ *   table names, the session's own rows) is dropped when one rolls back, which a `transactionSync`
  *   called elsewhere would not tell them.
  * Run by `npm test` (and alone: `npm run check:structure`). Prints every breach, exits 1 on any.
  */

@@ -243,7 +243,6 @@ export class BranchStore {
     return this.sql.exec(`SELECT 1 FROM messages LIMIT 1`).toArray().length > 0;
   }
 
-  /** A new segment forked at `forkSeq` (null: a new first message). */
   /** A new branch forked at `forkSeq` (null: a new first message), whose ancestors are the path to it. */
   private open(forkSeq: number | null, ancestors: Range[]): number {
     return this.sql

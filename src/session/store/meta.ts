@@ -39,7 +39,6 @@ const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
 const rowsOf = new WeakMap<DurableObjectStorage, Map<string, string>>();
 
 export class SessionMeta {
-  private created = false;
   /** Told when a transaction rolls back: what a store keeps of its writes may no longer hold. */
   private readonly rollbackListeners: (() => void)[] = [];
 
@@ -54,14 +53,12 @@ export class SessionMeta {
 
   /** A session exists once its first turn was accepted. Reads never create tables. */
   exists(): boolean {
-    // Known once seen: the tables and the first row stay until the session is deleted (`forget`).
-    if (!this.created) this.created = this.hasTables() && this.get('created_at') !== undefined;
-    return this.created;
+    // Both kept in memory (`tablesOf`, `rowsOf`): no statement once read.
+    return this.hasTables() && this.get('created_at') !== undefined;
   }
 
   /** After `deleteAll`: the session is gone. */
   forget(): void {
-    this.created = false;
     tablesOf.delete(this.storage);
     rowsOf.delete(this.storage);
   }
@@ -111,7 +108,6 @@ export class SessionMeta {
       // Rolled back: a table made in it is not there any more, nor a session it made, nor a row it set.
       tablesOf.delete(this.storage);
       rowsOf.delete(this.storage);
-      this.created = false;
       for (const listener of this.rollbackListeners) listener();
       throw error;
     }

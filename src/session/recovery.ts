@@ -21,8 +21,9 @@ export function closeCutTurns({ history, meta, turns }: SessionStores): { turnId
     // Events still buffered died with the old instance, but clients may have seen their ids: the
     // closing event takes an id above any of them, so that a client resuming still receives it.
     const lastSeq = (readStoredEvents(turns, turn.turnId).at(-1)?.seq ?? 0) + FLUSH_EVENTS;
-    logStop(turns, errorStop(turn.turnId, INTERRUPTED, meta.calibration()), lastSeq + 1);
-    turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted');
+    const stop = errorStop(turn.turnId, INTERRUPTED, meta.calibration());
+    logStop(turns, stop, lastSeq + 1);
+    turns.endTurn(turn.turnId, 'interrupted', 'error', 'interrupted', stop.at);
   }
   return cut.map((turn) => ({ turnId: turn.turnId, error: INTERRUPTED }));
 }

@@ -60,10 +60,10 @@ export class TurnOutput {
    * ended), the log written out, every listener closed. Each step is tried on its own: whatever
    * fails, the rest still runs.
    */
-  end(stop: TurnStop, markEnded: () => void): void {
+  end(stop: TurnStop, markEnded: (stop: TurnStop) => void): void {
     if (!this.stopped) {
       this.stopped = true;
-      attempt('marking the turn ended', markEnded);
+      attempt('marking the turn ended', () => markEnded(stop));
       attempt('logging the turn stop', () => this.log.append(stop));
       this.deliver(this.log.lastSeq, stop);
     }

@@ -157,7 +157,7 @@ export class TurnQueue {
     const { stores } = this.host;
     const stop = errorStop(turnId, error, stores.meta.calibration());
     logStop(stores.turns, stop, 1);
-    stores.turns.endTurn(turnId, status, 'error', error.code);
+    stores.turns.endTurn(turnId, status, 'error', error.code, stop.at);
     this.host.endedUnrun(turnId, error);
     for (const follower of followers) {
       follower.deliver({ seq: 1, event: stop });

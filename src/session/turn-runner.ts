@@ -252,7 +252,7 @@ export class TurnRunner {
       const error = outcome?.error ?? { code: 'internal_error', message: 'The server failed during the turn.' };
       output.end(
         errorStop(turnId, error, this.host.stores.meta.calibration(), outcome && { usage: outcome.usage, modelCalls: outcome.modelCalls }),
-        () => this.host.stores.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code),
+        (stop) => this.host.stores.turns.endTurn(turnId, error.code === 'cancelled' ? 'cancelled' : 'finished', 'error', error.code, stop.at),
       );
       attempt('logging the turn', () => logTurn({ session: door.sessionId, turn: turnId, user: this.host.userId(), model: model.id }, outcome, ended.started));
     } finally {

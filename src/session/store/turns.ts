@@ -200,8 +200,8 @@ export class TurnStore {
     return this.sql.exec<{ ended_at: number | null }>(`SELECT MIN(ended_at) AS ended_at FROM turns WHERE events_pruned = 0 AND ended_at IS NOT NULL`).one().ended_at ?? undefined;
   }
 
-  /** The turn ended `at` (its stop's own time, when it told one: the row and the log then agree to the millisecond). */
-  endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined, at = this.now()): void {
+  /** The turn ended `at`: its stop's own time, so that the row and the event log agree to the millisecond. */
+  endTurn(turnId: string, status: string, stopReason: string, errorCode: string | undefined, at: number): void {
     this.sql.exec(
       `UPDATE turns SET status = ?, ended_at = ?, stop_reason = ?, error_code = ? WHERE turn_id = ?`,
       status,

@@ -6,7 +6,9 @@
 //          event out per delta (bench/systems/limit-do-read.js): the floor of one that reads the answer,
 //          and, storing the request first, of one that also keeps its turns
 //   least  the least a turn of this service's turns API does (bench/systems/minimal-turn.js): the floor of
-//          any design that keeps its contract, on a long-lived session and on a new one
+//          any design that keeps its contract, on a long-lived session and on a new one; and the same
+//          served as ours is (bench/systems/minimal-turn-assets.toml: the playground's static assets in
+//          front of the Worker), offering the default agent's tools as the contract's agent does
 //   ours   this service, `stream: "delta"`, on a fresh session per turn and on one long-lived session
 //   peer   Cloudflare's AIChatAgent with the AI SDK's streamText (bench/systems/peer/index.ts), over its
 //          WebSocket chat protocol: a fresh chat's socket is opened on the clock, a long-lived one's before
@@ -17,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measure, measurePipe, measureReader, measureTurn, median, quantile, round, shuffled } from './measure.mjs';
+import { groupRuntimeCpuNs, groupRuntimes, measure, measurePipe, measureReader, measureTurn, median, quantile, round, runtimesCpuNs, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 /**
@@ -68,6 +70,12 @@ const least = await startDevServer({
   vars: { UPSTREAM_URL: upstream.url },
   extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-least-state-'))],
 });
+const leastAsOurs = await startDevServer({
+  inspector: false,
+  config: 'bench/systems/minimal-turn-assets.toml',
+  vars: { UPSTREAM_URL: upstream.url },
+  extraArgs: ['--persist-to', mkdtempSync(join(tmpdir(), 'bench-least-assets-state-'))],
+});
 const ours = await startDevServer({
   inspector: false,
   extraArgs: ['--persist-to', state],
@@ -85,6 +93,7 @@ const stopAll = () => {
   limitDo.stop();
   limitDoRead.stop();
   least.stop();
+  leastAsOurs.stop();
   ours.stop();
   peer.stop();
   void upstream.close();
@@ -130,7 +139,7 @@ function measurePeer(socket, model, turn) {
 const peerLongLived = await peerChat('bench-long-lived');
 
 /** A turn of the turns API on `server` (ours, or the least a turn does), on the session `session(turn)` names. */
-const turnOn = (server, session) => (model, turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns`, model, turn);
+const turnOn = (server, session, query = '') => (model, turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, model, turn);
 
 const systems = {
   limit: (model, turn) =>
@@ -145,6 +154,8 @@ const systems = {
   'limit through a new DO that stores, then reads': (model, turn) => measureReader(`${limitDoRead.base}/store/new`, model, turn),
   'the least a turn does (new session)': turnOn(least, (turn) => `bench-fresh-${Date.now()}-${turn}`),
   'the least a turn does (long-lived session)': turnOn(least, () => 'bench-long-lived'),
+  'the least a turn does, served as ours is (new session)': turnOn(leastAsOurs, (turn) => `bench-fresh-${Date.now()}-${turn}`, '?tools'),
+  'the least a turn does, served as ours is (long-lived session)': turnOn(leastAsOurs, () => 'bench-long-lived', '?tools'),
   'ours (fresh session)': turnOn(ours, (turn) => `bench-fresh-${Date.now()}-${turn}`),
   'ours (long-lived session)': turnOn(ours, () => 'bench-long-lived'),
   // A new chat starts with its socket: the connection (which creates the agent's object) is on the clock,
@@ -163,17 +174,35 @@ const systems = {
   'peer (long-lived chat)': (model, turn) => measurePeer(peerLongLived, model, turn),
 };
 
+/** The dev server a system of `systems` runs in, by its name. */
+function serverOf(name) {
+  if (name === 'limit') return limit;
+  if (name.startsWith('limit through a') && name.includes('reads')) return limitDoRead;
+  if (name.startsWith('limit through a')) return limitDo;
+  if (name.startsWith('the least a turn does, served as ours is')) return leastAsOurs;
+  if (name.startsWith('the least')) return least;
+  return name.startsWith('ours') ? ours : peer;
+}
+
 try {
   // Warm up every system (and the long-lived session's first turns).
   for (let turn = 0; turn < 10; turn++) for (const run of Object.values(systems)) await run('deltas-5', -1 - turn);
 
   // 1. Time to first text event, short answers, systems alternating turn by turn, in a new order
   // each round: a system that always followed the same one would inherit its after-work.
+  // And the CPU the system's runtime spent on each turn, the request's own and what it set going
+  // (the turn's storage, its reports) until the answer's last byte: what a user pays for a turn.
   const ttft = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
+  const turnCpu = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
+  const runtimes = existsSync('/proc') ? Object.fromEntries(Object.keys(systems).map((name) => [name, groupRuntimes(serverOf(name).group)])) : undefined;
   for (let turn = 0; turn < TTFT_TURNS; turn++) {
-    for (const [name, run] of shuffled(Object.entries(systems))) ttft[name].push((await run('deltas-5', turn)).ttft);
+    for (const [name, run] of shuffled(Object.entries(systems))) {
+      const before = runtimes && runtimesCpuNs(runtimes[name]);
+      ttft[name].push((await run('deltas-5', turn)).ttft);
+      if (runtimes) turnCpu[name].push((runtimesCpuNs(runtimes[name]) - before) / 1e6);
+    }
   }
-  const ttftRows = Object.entries(ttft).map(([name, values]) => ({ name, medianMs: round(median(values)), p99Ms: round(quantile(values, 0.99)) }));
+  const ttftRows = Object.entries(ttft).map(([name, values]) => ({ name, medianMs: round(median(values)), p99Ms: round(quantile(values, 0.99)), cpuMs: turnCpu[name].length ? round(median(turnCpu[name])) : null }));
   const limitTtft = ttftRows[0].medianMs;
   for (const row of ttftRows) row.ratioToLimit = round(row.medianMs / limitTtft);
   console.log(`BENCH ${JSON.stringify({ name: 'ttft', turns: TTFT_TURNS, rows: ttftRows })}`);

@@ -108,16 +108,8 @@ function* processes() {
  * `threadsCpuNs`: fine enough for a single request.
  */
 export function childRuntimeCpuMs() {
-  let nanos = 0;
-  for (const { pid, name, fields } of processes()) {
-    if (name !== 'workerd' || Number(fields[1]) !== process.pid) continue;
-    try {
-      nanos += threadsCpuNs(pid);
-    } catch {
-      // The process or thread ended while it was read.
-    }
-  }
-  return nanos / 1e6;
+  const pids = [...processes()].filter(({ name, fields }) => name === 'workerd' && Number(fields[1]) === process.pid).map(({ pid }) => pid);
+  return runtimesCpuNs(pids) / 1e6;
 }
 
 /** The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used so far, by `<name> <pid>`. */

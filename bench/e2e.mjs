@@ -227,7 +227,11 @@ try {
   for (const row of rateRows) row.ratioToLimit = round(row.eventsPerSecond / rateRows[0].eventsPerSecond);
   const throughDo = rateRows.find((row) => row.name === 'limit through a DO');
   for (const row of rateRows) row.ratioToDo = round(row.eventsPerSecond / throughDo.eventsPerSecond);
-  console.log(`BENCH ${JSON.stringify({ name: 'throughput', deltas: THROUGHPUT_DELTAS, runs: THROUGHPUT_RUNS, rows: rateRows })}`);
+  // Each round's ratio, then their median: the systems of one round share the machine's state, which
+  // moves between rounds (a ratio of medians moved by a quarter between runs with nothing changed).
+  const paired = (name, floor) => round(median(rates[name].map((rate, run) => rate / rates[floor][run])));
+  const pairedRatios = { oursOfDo: paired('ours (fresh session)', 'limit through a DO'), oursOfLeast: paired('ours (fresh session)', 'the least a turn does (new session)') };
+  console.log(`BENCH ${JSON.stringify({ name: 'throughput', deltas: THROUGHPUT_DELTAS, runs: THROUGHPUT_RUNS, rows: rateRows, paired: pairedRatios })}`);
 
   // 5. Concurrency: many sessions at once, a few turns each, every turn read to its end.
   const latencies = [];

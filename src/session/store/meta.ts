@@ -38,6 +38,12 @@ const tablesOf = new WeakMap<DurableObjectStorage, Set<string>>();
  */
 const rowsOf = new WeakMap<DurableObjectStorage, Map<string, string>>();
 
+/** Drops what is kept of a storage's tables and rows: read again from storage when next asked. */
+function dropKept(storage: DurableObjectStorage): void {
+  tablesOf.delete(storage);
+  rowsOf.delete(storage);
+}
+
 export class SessionMeta {
   /** Told when a transaction rolls back: what a store keeps of its writes may no longer hold. */
   private readonly rollbackListeners: (() => void)[] = [];
@@ -59,8 +65,7 @@ export class SessionMeta {
 
   /** After `deleteAll`: the session is gone. */
   forget(): void {
-    tablesOf.delete(this.storage);
-    rowsOf.delete(this.storage);
+    dropKept(this.storage);
   }
 
   /** Whether a lazy family's tables were made (`schema.ts`): a read of one that was not answers empty. */
@@ -106,8 +111,7 @@ export class SessionMeta {
       return this.storage.transactionSync(write);
     } catch (error) {
       // Rolled back: a table made in it is not there any more, nor a session it made, nor a row it set.
-      tablesOf.delete(this.storage);
-      rowsOf.delete(this.storage);
+      dropKept(this.storage);
       for (const listener of this.rollbackListeners) listener();
       throw error;
     }
@@ -229,10 +233,7 @@ export class SessionMeta {
       if (run.length > 0) this.sql.exec(run.join(';\n'));
     }
     // The tables those statements made, and the rows they changed: read again when next asked.
-    if (statements.length > 0) {
-      tablesOf.delete(this.storage);
-      rowsOf.delete(this.storage);
-    }
+    if (statements.length > 0) dropKept(this.storage);
     if (version !== MIGRATIONS.length) this.set('schema_version', String(MIGRATIONS.length));
   }
 

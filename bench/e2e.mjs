@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startDevServer } from '../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, groupRuntimes, measure, measurePipe, measureReader, measureTurn, median, quantile, round, runtimesCpuNs, shuffled } from './measure.mjs';
+import { groupRuntimes, measure, measurePipe, measureReader, measureTurn, median, quantile, round, runtimesCpuNs, shuffled } from './measure.mjs';
 import { serviceVars, startBenchUpstream } from './upstream.mjs';
 
 /**
@@ -138,20 +138,20 @@ function measurePeer(socket, model, turn) {
 
 const peerLongLived = await peerChat('bench-long-lived');
 
+/** A system's run, marked with the dev server it runs in (whose runtimes' CPU counts for it). */
+const on = (server, run) => Object.assign(run, { server });
+
 /** A turn of the turns API on `server` (ours, or the least a turn does), on the session `session(turn)` names. */
-const turnOn = (server, session, query = '') => (model, turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, model, turn);
+const turnOn = (server, session, query = '') => on(server, (model, turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, model, turn));
 
 const systems = {
-  limit: (model, turn) =>
-    measurePipe(`${limit.base}/`, model, turn),
-  'limit through a DO': (model, turn) =>
-    measurePipe(`${limitDo.base}/`, model, turn),
-  'limit through a new DO': (model, turn) =>
-    measurePipe(`${limitDo.base}/new`, model, turn),
-  'limit through a DO that reads the stream': (model, turn) => measureReader(`${limitDoRead.base}/`, model, turn),
-  'limit through a new DO that reads the stream': (model, turn) => measureReader(`${limitDoRead.base}/new`, model, turn),
-  'limit through a DO that stores, then reads': (model, turn) => measureReader(`${limitDoRead.base}/store`, model, turn),
-  'limit through a new DO that stores, then reads': (model, turn) => measureReader(`${limitDoRead.base}/store/new`, model, turn),
+  limit: on(limit, (model, turn) => measurePipe(`${limit.base}/`, model, turn)),
+  'limit through a DO': on(limitDo, (model, turn) => measurePipe(`${limitDo.base}/`, model, turn)),
+  'limit through a new DO': on(limitDo, (model, turn) => measurePipe(`${limitDo.base}/new`, model, turn)),
+  'limit through a DO that reads the stream': on(limitDoRead, (model, turn) => measureReader(`${limitDoRead.base}/`, model, turn)),
+  'limit through a new DO that reads the stream': on(limitDoRead, (model, turn) => measureReader(`${limitDoRead.base}/new`, model, turn)),
+  'limit through a DO that stores, then reads': on(limitDoRead, (model, turn) => measureReader(`${limitDoRead.base}/store`, model, turn)),
+  'limit through a new DO that stores, then reads': on(limitDoRead, (model, turn) => measureReader(`${limitDoRead.base}/store/new`, model, turn)),
   'the least a turn does (new session)': turnOn(least, (turn) => `bench-fresh-${Date.now()}-${turn}`),
   'the least a turn does (long-lived session)': turnOn(least, () => 'bench-long-lived'),
   'the least a turn does, served as ours is (new session)': turnOn(leastAsOurs, (turn) => `bench-fresh-${Date.now()}-${turn}`, '?tools'),
@@ -160,7 +160,7 @@ const systems = {
   'ours (long-lived session)': turnOn(ours, () => 'bench-long-lived'),
   // A new chat starts with its socket: the connection (which creates the agent's object) is on the clock,
   // as a new session's first request is for ours.
-  'peer (fresh chat)': async (model, turn) => {
+  'peer (fresh chat)': on(peer, async (model, turn) => {
     const started = performance.now();
     const socket = await peerChat(`bench-fresh-${Date.now()}-${turn}`);
     const connectMs = performance.now() - started;
@@ -170,19 +170,9 @@ const systems = {
     } finally {
       socket.close();
     }
-  },
-  'peer (long-lived chat)': (model, turn) => measurePeer(peerLongLived, model, turn),
+  }),
+  'peer (long-lived chat)': on(peer, (model, turn) => measurePeer(peerLongLived, model, turn)),
 };
-
-/** The dev server a system of `systems` runs in, by its name. */
-function serverOf(name) {
-  if (name === 'limit') return limit;
-  if (name.startsWith('limit through a') && name.includes('reads')) return limitDoRead;
-  if (name.startsWith('limit through a')) return limitDo;
-  if (name.startsWith('the least a turn does, served as ours is')) return leastAsOurs;
-  if (name.startsWith('the least')) return least;
-  return name.startsWith('ours') ? ours : peer;
-}
 
 try {
   // Warm up every system (and the long-lived session's first turns).
@@ -194,7 +184,7 @@ try {
   // (the turn's storage, its reports) until the answer's last byte: what a user pays for a turn.
   const ttft = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
   const turnCpu = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
-  const runtimes = existsSync('/proc') ? Object.fromEntries(Object.keys(systems).map((name) => [name, groupRuntimes(serverOf(name).group)])) : undefined;
+  const runtimes = existsSync('/proc') ? Object.fromEntries(Object.entries(systems).map(([name, run]) => [name, groupRuntimes(run.server.group)])) : undefined;
   for (let turn = 0; turn < TTFT_TURNS; turn++) {
     for (const [name, run] of shuffled(Object.entries(systems))) {
       const before = runtimes && runtimesCpuNs(runtimes[name]);
@@ -210,17 +200,16 @@ try {
   // 2. Streaming throughput: one long answer, text events per second from the request to the last
   // one, and the CPU its runtime (the system's workerd) spent per event, which a shared machine's
   // other work does not move as it moves a rate.
-  const groups = { limit: limit.group, 'limit through a DO': limitDo.group, 'limit through a DO that reads the stream': limitDoRead.group, 'the least a turn does (new session)': least.group, 'ours (fresh session)': ours.group, 'peer (fresh chat)': peer.group };
-  const rates = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
-  const cpu = Object.fromEntries(Object.keys(groups).map((name) => [name, []]));
+  const streamed = ['limit', 'limit through a DO', 'limit through a DO that reads the stream', 'the least a turn does (new session)', 'ours (fresh session)', 'peer (fresh chat)'];
+  const rates = Object.fromEntries(streamed.map((name) => [name, []]));
+  const cpu = Object.fromEntries(streamed.map((name) => [name, []]));
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const name of shuffled(Object.keys(rates))) {
-      const before = groupRuntimeCpuNs(groups[name]);
+      const before = runtimes && runtimesCpuNs(runtimes[name]);
       const result = await systems[name](`deltas-${THROUGHPUT_DELTAS}`, run);
-      const after = groupRuntimeCpuNs(groups[name]);
       if (result.count !== THROUGHPUT_DELTAS) throw new Error(`${name}: ${result.count} text events of ${THROUGHPUT_DELTAS}`);
       rates[name].push(result.count / (result.totalMs / 1000));
-      if (before !== undefined && after !== undefined) cpu[name].push((after - before) / 1e3 / result.count);
+      if (runtimes) cpu[name].push((runtimesCpuNs(runtimes[name]) - before) / 1e3 / result.count);
     }
   }
   const rateRows = Object.entries(rates).map(([name, values]) => ({ name, eventsPerSecond: Math.round(median(values)), cpuMicrosPerEvent: cpu[name].length ? round(median(cpu[name]), 1) : null }));

@@ -8,8 +8,9 @@
 // as ours does (`/store/early`), the reading floor that stores nothing (`/`), the least a turn does
 // (`bench/systems/minimal-turn.js`), ours on a long-lived session, and with `NEW=1` a new object or
 // session each time; with `BEFORE=<checkout>` (a `git worktree` of another commit, as for `npm run
-// bench:compare`) ours there too, measured in the same rounds. `ONLY='<kind>;<kind>'` keeps those
-// kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `INSPECTOR=on` serves each system
+// bench:compare`) ours there too, measured in the same rounds; with `ASSETS=1` the least served as
+// ours is (`bench/systems/minimal-turn-assets.toml`, offering the tools). `ONLY='<kind>;<kind>'`
+// keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `INSPECTOR=on` serves each system
 // with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The dev
 // server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
 // rounds left out. Each request's runtime CPU is printed too. Loopback only; bounded in time.
@@ -30,10 +31,11 @@ const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml'
 const least = await startDevServer({ config: 'bench/systems/minimal-turn.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('least'), inspector, direct });
 const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector, direct });
 const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.env.BEFORE), vars: serviceVars(upstream.url, 20_000), extraArgs: state('before'), inspector, direct }) : undefined;
-const servers = [reader, least, ours, before].filter(Boolean);
+const assets = process.env.ASSETS === '1' ? await startDevServer({ config: 'bench/systems/minimal-turn-assets.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('assets'), inspector, direct }) : undefined;
+const servers = [reader, least, ours, before, assets].filter(Boolean);
 
 const floor = (path) => (turn) => measureReader(`${reader.base}${path}`, 'deltas-5', turn);
-const service = (server, session) => (turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns`, 'deltas-5', turn);
+const service = (server, session, query = '') => (turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, 'deltas-5', turn);
 const kinds = {
   'floor: stores, then reads': floor('/store'),
   'floor: stores, streams at once': floor('/store/early'),
@@ -41,16 +43,19 @@ const kinds = {
   'the least a turn does': service(least, () => 'arrive-least'),
   ours: service(ours, () => 'arrive-long'),
   ...(before ? { 'ours before': service(before, () => 'arrive-long') } : {}),
+  ...(assets ? { 'the least served as ours is': service(assets, () => 'arrive-assets', '?tools') } : {}),
   ...(process.env.NEW
     ? {
         'new floor: stores, streams at once': floor('/store/early/new'),
         'the least a turn does, new session': service(least, (turn) => `arrive-least-${turn}`),
         'ours, new session': service(ours, (turn) => `arrive-new-${turn}`),
         ...(before ? { 'ours before, new session': service(before, (turn) => `arrive-new-${turn}`) } : {}),
+        ...(assets ? { 'the least served as ours is, new session': service(assets, (turn) => `arrive-assets-${turn}`, '?tools') } : {}),
       }
     : {}),
 };
-const serverOf = (kind) => (kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : kind.startsWith('the least') ? least : reader);
+const serverOf = (kind) =>
+  kind.startsWith('ours before') ? before : kind.startsWith('ours') ? ours : kind.startsWith('the least served') ? assets : kind.startsWith('the least') ? least : reader;
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {
@@ -74,7 +79,7 @@ try {
     }
   }
   for (const [kind, row] of Object.entries(rows)) {
-    console.log(`${kind.padEnd(36)} request at the upstream ${round(median(row.arrived))} ms, its body ${round(median(row.received))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
+    console.log(`${kind.padEnd(42)} request at the upstream ${round(median(row.arrived))} ms, its body ${round(median(row.received))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
   }
 } finally {
   clearTimeout(guard);

@@ -149,3 +149,56 @@ describe('convertMessages, alternating', () => {
     ]);
   });
 });
+
+describe('convertMessages, once per message', () => {
+  const history = (): HistoryMessage[] => [
+    { role: 'user', content: 'a' },
+    { role: 'user', content: 'b' },
+    { role: 'assistant', content: [{ type: 'tool_use', toolCallId: `call_${'x'.repeat(40)}`, name: 'weather', input: { city: 'Oslo' } }] },
+    { role: 'tool', toolCallId: `call_${'x'.repeat(40)}`, content: 'rain', isError: true },
+    { role: 'assistant', content: 'Rain.' },
+  ];
+
+  it('gives the same message under the same dialect the same conversion, and another dialect its own', () => {
+    const messages = history();
+    const first = convertMessages('', messages);
+    expect(convertMessages('', messages)).toEqual(first);
+    first.forEach((converted, index) => expect(convertMessages('', messages)[index]).toBe(converted));
+    const mistral = convertMessages('', messages, { nineCharacterIds: true });
+    expect(mistral[2]).toMatchObject({ tool_calls: [{ id: nineCharacterId(`call_${'x'.repeat(40)}`) }] });
+    expect(mistral[3]).toMatchObject({ tool_call_id: nineCharacterId(`call_${'x'.repeat(40)}`) });
+    expect(convertMessages('', messages)).toEqual(first);
+    expect(convertMessages('', messages)[2]).toMatchObject({ tool_calls: [{ id: toolCallId(`call_${'x'.repeat(40)}`) }] });
+  });
+
+  it('keeps what it converted as it was when a strict template joins messages', () => {
+    const messages = history();
+    expect(convertMessages('', messages, { alternating: true })[0]).toEqual({ role: 'user', content: 'a\n\nb' });
+    expect(convertMessages('', messages).slice(0, 2)).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+    ]);
+  });
+
+  it('converts a history, however often and in whatever dialects, as it converts a fresh copy of it', () => {
+    const text = fc.string({ maxLength: 8 });
+    const id = fc.string({ minLength: 1, maxLength: 50 });
+    const message: fc.Arbitrary<HistoryMessage> = fc.oneof(
+      fc.record({ role: fc.constant('user' as const), content: text }),
+      fc.record({ role: fc.constant('system' as const), content: text }),
+      fc.record({ role: fc.constant('assistant' as const), content: text }),
+      fc.record({
+        role: fc.constant('assistant' as const),
+        content: fc.array(fc.oneof(fc.record({ type: fc.constant('text' as const), text }), fc.record({ type: fc.constant('tool_use' as const), toolCallId: id, name: text, input: fc.dictionary(text, text) })), { maxLength: 3 }),
+      }),
+      fc.record({ role: fc.constant('tool' as const), toolCallId: id, content: text, isError: fc.boolean() }),
+    );
+    const dialect = fc.record({ nineCharacterIds: fc.boolean(), thoughtSignatures: fc.boolean(), reasoningBack: fc.boolean(), alternating: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 8 }), fc.array(dialect, { minLength: 1, maxLength: 4 }), (messages, dialects) => {
+        for (const each of dialects) expect(convertMessages('sys', messages, each)).toEqual(convertMessages('sys', structuredClone(messages), each));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

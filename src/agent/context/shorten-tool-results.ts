@@ -4,12 +4,19 @@
  */
 import type { HistoryMessage, ToolResultContent } from '../../api/content';
 
+/** The messages, each tool result that was shortened a copy; every other message the same object (a provider keeps what it made of it). */
 export function shortenToolResults(messages: HistoryMessage[], maxChars: number): HistoryMessage[] {
-  return messages.map((message) => (message.role === 'tool' ? { ...message, content: shortenContent(message.content, maxChars) } : message));
+  return messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    const content = shortenContent(message.content, maxChars);
+    return content === message.content ? message : { ...message, content };
+  });
 }
 
+/** The content, or the same content when nothing in it is too long. */
 function shortenContent(content: ToolResultContent, maxChars: number): ToolResultContent {
   if (typeof content === 'string') return shorten(content, maxChars);
+  if (!content.some((block) => block.type === 'text' && block.text.length > maxChars)) return content;
   return content.map((block) => (block.type === 'text' ? { ...block, text: shorten(block.text, maxChars) } : block));
 }
 

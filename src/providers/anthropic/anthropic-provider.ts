@@ -7,14 +7,14 @@
  * Completion is proven by `message_stop`: a stream that ends without it was cut.
  */
 import { isRecord } from '../../lib/is-record';
-import { wellFormedJson } from '../../lib/well-formed-json';
+import { wellFormedJsonWithItems } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
 import { withoutRefused } from '../refused-tools';
 import { sendAsTaught } from '../send-as-taught';
 import type { UpstreamTimeouts } from '../upstream-timer';
-import { convertMessages, convertSystem, convertTools } from './convert-messages';
+import { convertMessages, convertSystem, convertTools, messageJson } from './convert-messages';
 import { streamEventSchema, type AnthropicUsage } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
 import { knowledgeOf, learnFromRefusal, type SentCall, type ServerKnowledge } from './server-knowledge';
@@ -71,7 +71,8 @@ function streamMessages(request: ModelRequest, options: AnthropicProviderOptions
         'anthropic-version': ANTHROPIC_VERSION,
         ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
       },
-      body: wellFormedJson(body),
+      // The history's blocks are written once each (`convertMessages` keeps them).
+      body: wellFormedJsonWithItems(body, 'messages', messageJson),
       signal,
     });
   const server = `${url} ${request.model}`;

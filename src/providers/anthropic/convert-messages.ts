@@ -17,6 +17,7 @@ import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultC
 import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
+import { itemJsonOnce } from '../../lib/well-formed-json';
 import { inputSchema } from './input-schema';
 
 type CacheControl = { cache_control?: { type: 'ephemeral' } };
@@ -41,43 +42,69 @@ export function convertSystem(system: string, messages: HistoryMessage[]) {
   return text ? [{ type: 'text' as const, text, cache_control: EPHEMERAL }] : undefined;
 }
 
+/**
+ * The messages as the API takes them. Each history message's blocks are kept with it (`converted`),
+ * so the history a session sends again with every call is converted once; the merged messages are
+ * new each call, and the end's trim and mark go on copies of the blocks they change.
+ */
 export function convertMessages(messages: HistoryMessage[]): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage['role'], content: ContentBlock[]) => {
     if (content.length === 0) return;
     const last = out.at(-1);
     if (last?.role === role) last.content.push(...content);
-    else out.push({ role, content });
+    else out.push({ role, content: [...content] });
   };
   for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        break; // part of the system prompt
-      case 'user': {
-        const blocks = typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(userBlock);
-        push('user', blocks.length > 0 ? blocks : [{ type: 'text', text: EMPTY }]);
-        break;
-      }
-      case 'assistant':
-        push('assistant', typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(assistantBlock));
-        break;
-      case 'tool':
-        push('user', [
-          {
-            type: 'tool_result',
-            tool_use_id: toolUseId(message.toolCallId),
-            content: toolResultContent(message.content),
-            ...(message.isError ? { is_error: true } : {}),
-          },
-        ]);
-        break;
+    let entry = converted.get(message);
+    if (entry === undefined) {
+      entry = blocksOf(message);
+      converted.set(message, entry);
     }
+    if (entry) push(entry.role, entry.blocks);
   }
   // A turn of system messages alone (all in the system prompt) leaves none: the API takes no request without one.
   if (out.length === 0) push('user', [{ type: 'text', text: EMPTY }]);
   trimFinalAssistant(out);
   markEnd(out);
   return out;
+}
+
+/**
+ * Each history message's blocks, and the role they go under (null for a system message, which
+ * joins the system prompt). A history message is never changed once made, nor are these blocks, so
+ * the provider writes each block's JSON once too (`messageJson`).
+ */
+const converted = new WeakMap<HistoryMessage, { role: AnthropicMessage['role']; blocks: ContentBlock[] } | null>();
+
+function blocksOf(message: HistoryMessage): { role: AnthropicMessage['role']; blocks: ContentBlock[] } | null {
+  switch (message.role) {
+    case 'system':
+      return null; // part of the system prompt
+    case 'user': {
+      const blocks = typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(userBlock);
+      return { role: 'user', blocks: blocks.length > 0 ? blocks : [{ type: 'text', text: EMPTY }] };
+    }
+    case 'assistant':
+      return { role: 'assistant', blocks: typeof message.content === 'string' ? textBlocks(message.content) : message.content.flatMap(assistantBlock) };
+    case 'tool':
+      return {
+        role: 'user',
+        blocks: [
+          {
+            type: 'tool_result',
+            tool_use_id: toolUseId(message.toolCallId),
+            content: toolResultContent(message.content),
+            ...(message.isError ? { is_error: true } : {}),
+          },
+        ],
+      };
+  }
+}
+
+/** A message's JSON, each of its blocks written once for its life (`itemJsonOnce`). */
+export function messageJson(message: AnthropicMessage): string {
+  return `{"role":${JSON.stringify(message.role)},"content":[${message.content.map(itemJsonOnce).join(',')}]}`;
 }
 
 export function convertTools(tools: ToolSpec[]) {
@@ -98,12 +125,13 @@ export function toolUseId(id: string): string {
 function trimFinalAssistant(messages: AnthropicMessage[]): void {
   const last = messages.at(-1);
   const block = last?.role === 'assistant' ? last.content.at(-1) : undefined;
-  if (block?.type === 'text') block.text = block.text.trimEnd();
+  if (last && block?.type === 'text') last.content[last.content.length - 1] = { ...block, text: block.text.trimEnd() };
 }
 
 function markEnd(messages: AnthropicMessage[]): void {
-  const block = messages.at(-1)?.content.at(-1);
-  if (block && block.type !== 'thinking' && block.type !== 'redacted_thinking') block.cache_control = EPHEMERAL;
+  const content = messages.at(-1)?.content;
+  const block = content?.at(-1);
+  if (content && block && block.type !== 'thinking' && block.type !== 'redacted_thinking') content[content.length - 1] = { ...block, cache_control: EPHEMERAL };
 }
 
 function assistantBlock(block: AssistantBlock): ContentBlock[] {

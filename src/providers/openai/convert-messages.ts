@@ -31,52 +31,65 @@ export type ChatMessage =
 /**
  * The messages in the server's dialect (`dialect.ts`). Thinking goes back only to a server that asked
  * for it (`reasoningBack`: each assistant message's as `reasoning_content`, an empty one for none),
- * since Chat Completions has no field for it that every server accepts.
+ * since Chat Completions has no field for it that every server accepts. Each message's conversion is
+ * kept with it (`converted`), so the history a session sends again with every call is converted once.
  */
 export function convertMessages(system: string, messages: HistoryMessage[], dialect: ChatDialect = {}): ChatMessage[] {
-  const { reasoningBack } = dialect;
-  const toolCallId = dialect.nineCharacterIds ? nineCharacterId : openaiToolCallId;
   const out: ChatMessage[] = [];
   if (system) out.push({ role: 'system', content: system });
+  const key = conversionKey(dialect);
   for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        out.push({ role: 'system', content: plainText(message.content) });
-        break;
-      case 'user':
-        out.push({
-          role: 'user',
-          content: typeof message.content === 'string' ? message.content : message.content.map(toContentPart),
-        });
-        break;
-      case 'assistant': {
-        const blocks: AssistantBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-        const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-        const calls = blocks.flatMap((block) =>
-          block.type === 'tool_use'
-            ? [
-                {
-                  id: toolCallId(block.toolCallId),
-                  type: 'function' as const,
-                  function: { name: functionName(block.name), arguments: JSON.stringify(block.input) },
-                  ...(dialect.thoughtSignatures && { extra_content: { google: { thought_signature: block.signature ?? UNSIGNED_CALL } } }),
-                },
-              ]
-            : [],
-        );
-        // An answer with neither text nor calls (a model that spent its output thinking) says nothing,
-        // and servers refuse it ("Assistant message must have either content or tool_calls"): left out.
-        if (text === '' && calls.length === 0) break;
-        const reasoning = reasoningBack ? { reasoning_content: blocks.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
-        out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls, ...reasoning } : { role: 'assistant', content: text, ...reasoning });
-        break;
-      }
-      case 'tool':
-        out.push({ role: 'tool', tool_call_id: toolCallId(message.toolCallId), content: toolResultText(plainText(message.content), message.isError) });
-        break;
+    let entry = converted.get(message);
+    if (entry?.key !== key) {
+      entry = { key, value: convertMessage(message, dialect) };
+      converted.set(message, entry);
     }
+    if (entry.value) out.push(entry.value);
   }
   return dialect.alternating ? alternating(out) : out;
+}
+
+/**
+ * Each history message's conversion, under the dialect's options that shape one message. A history
+ * message is never changed once made, nor is its conversion (`alternating` changes copies), so the
+ * provider writes a converted message's JSON once too (`wellFormedJsonWithItems`).
+ */
+const converted = new WeakMap<HistoryMessage, { key: string; value: ChatMessage | undefined }>();
+
+const conversionKey = (dialect: ChatDialect): string => `${dialect.nineCharacterIds ? 1 : 0}${dialect.thoughtSignatures ? 1 : 0}${dialect.reasoningBack ? 1 : 0}`;
+
+/** One message in the server's dialect; undefined for an answer that says nothing. */
+function convertMessage(message: HistoryMessage, dialect: ChatDialect): ChatMessage | undefined {
+  const toolCallId = dialect.nineCharacterIds ? nineCharacterId : openaiToolCallId;
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: plainText(message.content) };
+    case 'user':
+      return { role: 'user', content: typeof message.content === 'string' ? message.content : message.content.map(toContentPart) };
+    case 'assistant': {
+      const blocks: AssistantBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+      const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+      const calls = blocks.flatMap((block) =>
+        block.type === 'tool_use'
+          ? [
+              {
+                id: toolCallId(block.toolCallId),
+                type: 'function' as const,
+                function: { name: functionName(block.name), arguments: JSON.stringify(block.input) },
+                ...(dialect.thoughtSignatures && { extra_content: { google: { thought_signature: block.signature ?? UNSIGNED_CALL } } }),
+              },
+            ]
+          : [],
+      );
+      // An answer with neither text nor calls (a model that spent its output thinking) says nothing,
+      // and servers refuse it ("Assistant message must have either content or tool_calls"): left out.
+      if (text === '' && calls.length === 0) return undefined;
+      const reasoning = dialect.reasoningBack ? { reasoning_content: blocks.flatMap((block) => (block.type === 'thinking' && !block.redacted ? [block.thinking] : [])).join('') } : {};
+      return calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls, ...reasoning } : { role: 'assistant', content: text, ...reasoning };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: toolCallId(message.toolCallId), content: toolResultText(plainText(message.content), message.isError) };
+  }
 }
 
 /**

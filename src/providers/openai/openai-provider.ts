@@ -5,7 +5,7 @@
  * Completion is proven by `data: [DONE]`: a stream that ends without it was cut, and its output is
  * reported as an error, never as a finished answer.
  */
-import { wellFormedJson } from '../../lib/well-formed-json';
+import { wellFormedJsonWithItems } from '../../lib/well-formed-json';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { overflowPart, type ErrorPart } from '../upstream-errors';
@@ -59,7 +59,8 @@ function streamChat(request: ModelRequest, options: OpenAIProviderOptions): Asyn
         accept: 'text/event-stream',
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
-      body: wellFormedJson(body),
+      // The history's messages are written once each (`convertMessages` keeps their conversions).
+      body: wellFormedJsonWithItems(body, 'messages'),
       signal,
     });
   const server = `${url} ${request.model}`;

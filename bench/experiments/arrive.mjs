@@ -10,7 +10,8 @@
 // session each time; with `BEFORE=<checkout>` (a `git worktree` of another commit, as for `npm run
 // bench:compare`) ours there too, measured in the same rounds; with `ASSETS=1` the least served as
 // ours is (`bench/systems/minimal-turn-assets.toml`, offering the tools). `ONLY='<kind>;<kind>'`
-// keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `INSPECTOR=on` serves each system
+// keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `SEED=<turns>` gives each
+// long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each system
 // with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The dev
 // server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
 // rounds left out. Each request's runtime CPU is printed too. Loopback only; bounded in time.
@@ -59,6 +60,8 @@ const serverOf = (kind) =>
 const only = process.env.ONLY?.split(';');
 const chosen = Object.keys(kinds).filter((kind) => !only || only.includes(kind));
 try {
+  const seeded = chosen.filter((kind) => !kind.startsWith('floor') && !kind.includes('new'));
+  for (let turn = 0; turn < Number(process.env.SEED ?? 0); turn++) for (const kind of seeded) await kinds[kind](turn);
   const rows = Object.fromEntries(chosen.map((kind) => [kind, { arrived: [], received: [], answered: [], text: [], end: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of shuffled(chosen)) {

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { historyMessage } from '../helpers/history-arbitrary';
 import type { HistoryMessage } from '../../src/api/content';
 import { wellFormedJson, wellFormedJsonWithItems } from '../../src/lib/well-formed-json';
 import { convertMessages, messageJson } from '../../src/providers/anthropic/convert-messages';
@@ -26,18 +27,7 @@ describe('convertMessages, once per message', () => {
   });
 
   it('converts a history, however often, as it converts a fresh copy of it, and writes it as JSON.stringify does', () => {
-    const text = fc.string({ unit: 'binary', maxLength: 6 });
-    const id = fc.string({ minLength: 1, maxLength: 12 });
-    const message: fc.Arbitrary<HistoryMessage> = fc.oneof(
-      fc.record({ role: fc.constant('user' as const), content: text }),
-      fc.record({ role: fc.constant('system' as const), content: text }),
-      fc.record({ role: fc.constant('assistant' as const), content: text }),
-      fc.record({
-        role: fc.constant('assistant' as const),
-        content: fc.array(fc.oneof(fc.record({ type: fc.constant('text' as const), text }), fc.record({ type: fc.constant('tool_use' as const), toolCallId: id, name: text, input: fc.dictionary(text, text) })), { maxLength: 3 }),
-      }),
-      fc.record({ role: fc.constant('tool' as const), toolCallId: id, content: text, isError: fc.boolean() }),
-    );
+    const message = historyMessage(fc.string({ unit: 'binary', maxLength: 6 }), fc.string({ minLength: 1, maxLength: 12 }));
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), fc.integer({ min: 1, max: 3 }), (messages, times) => {
         for (let call = 0; call < times; call++) {

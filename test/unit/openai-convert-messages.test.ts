@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { historyMessage } from '../helpers/history-arbitrary';
 import type { HistoryMessage } from '../../src/api/content';
 import { convertMessages, NO_ANSWER } from '../../src/providers/openai/convert-messages';
 import { nineCharacterId, openaiToolCallId as toolCallId } from '../../src/providers/openai/tool-call-ids';
@@ -181,18 +182,7 @@ describe('convertMessages, once per message', () => {
   });
 
   it('converts a history, however often and in whatever dialects, as it converts a fresh copy of it', () => {
-    const text = fc.string({ maxLength: 8 });
-    const id = fc.string({ minLength: 1, maxLength: 50 });
-    const message: fc.Arbitrary<HistoryMessage> = fc.oneof(
-      fc.record({ role: fc.constant('user' as const), content: text }),
-      fc.record({ role: fc.constant('system' as const), content: text }),
-      fc.record({ role: fc.constant('assistant' as const), content: text }),
-      fc.record({
-        role: fc.constant('assistant' as const),
-        content: fc.array(fc.oneof(fc.record({ type: fc.constant('text' as const), text }), fc.record({ type: fc.constant('tool_use' as const), toolCallId: id, name: text, input: fc.dictionary(text, text) })), { maxLength: 3 }),
-      }),
-      fc.record({ role: fc.constant('tool' as const), toolCallId: id, content: text, isError: fc.boolean() }),
-    );
+    const message = historyMessage(fc.string({ maxLength: 8 }), fc.string({ minLength: 1, maxLength: 50 }));
     const dialect = fc.record({ nineCharacterIds: fc.boolean(), thoughtSignatures: fc.boolean(), reasoningBack: fc.boolean(), alternating: fc.boolean() });
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), fc.array(dialect, { minLength: 1, maxLength: 4 }), (messages, dialects) => {

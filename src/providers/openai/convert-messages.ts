@@ -56,6 +56,7 @@ export function convertMessages(system: string, messages: HistoryMessage[], dial
  */
 const converted = new WeakMap<HistoryMessage, { key: string; value: ChatMessage | undefined }>();
 
+/** The dialect's options that `convertMessage` reads: every option it reads belongs here, or a kept conversion would outlive a change of it. */
 const conversionKey = (dialect: ChatDialect): string => `${dialect.nineCharacterIds ? 1 : 0}${dialect.thoughtSignatures ? 1 : 0}${dialect.reasoningBack ? 1 : 0}`;
 
 /** One message in the server's dialect; undefined for an answer that says nothing. */

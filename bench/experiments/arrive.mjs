@@ -11,9 +11,9 @@
 // bench:compare`) ours there too, measured in the same rounds; with `ASSETS=1` the least served as
 // ours is (`bench/systems/minimal-turn-assets.toml`, offering the tools). `ONLY='<kind>;<kind>'`
 // keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `SEED=<turns>` gives each
-// long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each system
-// with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The dev
-// server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
+// long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each
+// system with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The
+// dev server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
 // rounds left out. Each request's runtime CPU is printed too. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
  * The embedded demo model as a provider: it streams thinking, text and tool calls like a real one,
  * with usage (about four characters a token), so that every encoder and the whole loop run offline.
  */
+import { itemJsonOnce } from '../../lib/well-formed-json';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
@@ -19,7 +20,10 @@ export function createDemoProvider(): ModelProvider {
 function* demoParts(request: ModelRequest): Generator<ModelStreamPart> {
   const offered = new Set(request.toolChoice === 'none' ? [] : request.tools.map((tool) => tool.name));
   const plan = planFor(request, offered);
-  const inputChars = request.system.length + JSON.stringify(request.messages).length;
+  // As long as the prompt's JSON, each message's written once (`itemJsonOnce`): the history goes with
+  // every call, and a model's server, not the Worker, counts what it is sent.
+  const messagesChars = request.messages.reduce((chars, message) => chars + itemJsonOnce(message).length, 2 + Math.max(0, request.messages.length - 1));
+  const inputChars = request.system.length + messagesChars;
   let outputChars = 0;
   const say = function* (type: 'text-delta' | 'thinking-delta', text: string): Generator<ModelStreamPart> {
     outputChars += text.length;

@@ -17,7 +17,7 @@ import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock, ToolResultC
 import { functionName } from '../../api/function-names';
 import { leftOutImage, takenImageType } from '../image-types';
 import type { ToolSpec } from '../types';
-import { itemJsonOnce } from '../../lib/well-formed-json';
+import { arrayJsonOnce } from '../../lib/well-formed-json';
 import { inputSchema } from './input-schema';
 
 type CacheControl = { cache_control?: { type: 'ephemeral' } };
@@ -102,9 +102,9 @@ function blocksOf(message: HistoryMessage): { role: AnthropicMessage['role']; bl
   }
 }
 
-/** A message's JSON, each of its blocks written once for its life (`itemJsonOnce`). */
+/** A message's JSON, each of its blocks written once for its life (`arrayJsonOnce`). */
 export function messageJson(message: AnthropicMessage): string {
-  return `{"role":${JSON.stringify(message.role)},"content":[${message.content.map(itemJsonOnce).join(',')}]}`;
+  return `{"role":${JSON.stringify(message.role)},"content":${arrayJsonOnce(message.content)}}`;
 }
 
 export function convertTools(tools: ToolSpec[]) {

@@ -2,7 +2,7 @@
  * The embedded demo model as a provider: it streams thinking, text and tool calls like a real one,
  * with usage (about four characters a token), so that every encoder and the whole loop run offline.
  */
-import { itemJsonOnce } from '../../lib/well-formed-json';
+import { arrayJsonOnce } from '../../lib/well-formed-json';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
@@ -20,10 +20,9 @@ export function createDemoProvider(): ModelProvider {
 function* demoParts(request: ModelRequest): Generator<ModelStreamPart> {
   const offered = new Set(request.toolChoice === 'none' ? [] : request.tools.map((tool) => tool.name));
   const plan = planFor(request, offered);
-  // As long as the prompt's JSON, each message's written once (`itemJsonOnce`): the history goes with
-  // every call, and a model's server, not the Worker, counts what it is sent.
-  const messagesChars = request.messages.reduce((chars, message) => chars + itemJsonOnce(message).length, 2 + Math.max(0, request.messages.length - 1));
-  const inputChars = request.system.length + messagesChars;
+  // As long as the prompt's JSON, each message's written once (`arrayJsonOnce`): the history goes
+  // with every call, and a model's server, not the Worker, counts what it is sent.
+  const inputChars = request.system.length + arrayJsonOnce(request.messages).length;
   let outputChars = 0;
   const say = function* (type: 'text-delta' | 'thinking-delta', text: string): Generator<ModelStreamPart> {
     outputChars += text.length;

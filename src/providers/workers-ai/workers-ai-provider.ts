@@ -7,7 +7,7 @@
 import { plainText, type HistoryMessage } from '../../api/content';
 import { wellFormed } from '../../lib/well-formed-json';
 import { mapFinishReason } from '../openai/map-finish-reason';
-import { convertMessages, convertTools } from '../openai/convert-messages';
+import { convertMessages, convertTools, type ChatMessage } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { partBatches, upstreamFailure, type Fail, type MessageReader, type OpenBody } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
@@ -25,16 +25,36 @@ export function createWorkersAIProvider(options: WorkersAIProviderOptions): Mode
   return { stream: (request) => streamRun(request, options) };
 }
 
+/**
+ * The binding's inputs, lone surrogates mended (`wellFormed`): the binding writes the JSON itself, so
+ * the mending is done here, on the values. Each history message's part is kept with it (`aiMessage`);
+ * only the system prompt and the tools are mended anew at each call.
+ */
 export function buildInputs(request: ModelRequest, maxTokens: number): Record<string, unknown> {
-  // Workers AI models take text content only: blocks are flattened, images named. The binding refuses
-  // the `content: null` of an answer that only called tools, which Chat Completions allows: "" says
-  // the same.
-  const messages = convertMessages(request.system, request.messages.map(flattenContent)).map((message) => (message.content === null ? { ...message, content: '' } : message));
-  const inputs: Record<string, unknown> = { messages, stream: true, max_tokens: request.maxTokens ?? maxTokens };
-  if (request.tools.length > 0 && request.toolChoice !== 'none') inputs.tools = convertTools(request.tools);
+  const messages = request.messages.flatMap((message) => aiMessage(message) ?? []);
+  const inputs: Record<string, unknown> = { stream: true, max_tokens: request.maxTokens ?? maxTokens };
+  if (request.system) messages.unshift(wellFormed({ role: 'system', content: request.system }));
+  if (request.tools.length > 0 && request.toolChoice !== 'none') inputs.tools = wellFormed(convertTools(request.tools));
   if (request.temperature !== undefined) inputs.temperature = request.temperature;
-  return inputs;
+  return { messages, ...inputs };
 }
+
+/**
+ * Each history message as the binding takes it, kept with the message: a session's history goes with
+ * every call, and all but its last messages were made the same way for the call before (decision 24;
+ * a history message never changes once made). Workers AI models take text content only: blocks are
+ * flattened, images named. The binding refuses the `content: null` of an answer that only called
+ * tools, which Chat Completions allows: "" says the same. Undefined for an answer that says nothing.
+ */
+function aiMessage(message: HistoryMessage): ChatMessage | undefined {
+  if (kept.has(message)) return kept.get(message);
+  const [converted] = convertMessages('', [flattenContent(message)]);
+  const value = converted && wellFormed(converted.content === null ? { ...converted, content: '' } : converted);
+  kept.set(message, value);
+  return value;
+}
+
+const kept = new WeakMap<HistoryMessage, ChatMessage | undefined>();
 
 function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): AsyncGenerator<ModelStreamPart[]> {
   const timer = new UpstreamTimer(options.timeouts, request.signal);
@@ -42,7 +62,7 @@ function streamRun(request: ModelRequest, options: WorkersAIProviderOptions): As
   const open: OpenBody = async () => {
     let output: unknown;
     try {
-      output = await timer.race(options.ai.run(request.model, wellFormed(buildInputs(request, options.maxTokens))));
+      output = await timer.race(options.ai.run(request.model, buildInputs(request, options.maxTokens)));
     } catch (cause) {
       if (!timer.signal.aborted) console.error('workers-ai: run failed', cause);
       return fail('upstream_error', 'Workers AI could not run the model.', true);

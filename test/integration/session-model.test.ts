@@ -1,9 +1,10 @@
 /**
  * A stateful property test: random interleavings of turns, tool results, permissions, cancels,
- * retries with keys, deletes and another user's requests on the same session id, checked against a
- * model of the session state machine. Never a 5xx, never another user's data, and the history's
- * invariants always hold.
+ * retries with keys, deletes, restarts of every object and another user's requests on the same
+ * session id, checked against a model of the session state machine. Never a 5xx, never another
+ * user's data, and the history's invariants always hold.
  */
+import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
@@ -136,6 +137,19 @@ class Delete implements fc.AsyncCommand<Model, Real> {
   toString = () => `Delete(${this.user})`;
 }
 
+/**
+ * Every object restarts (as after an eviction or a deploy): what the session keeps in memory (its
+ * `meta` rows, its table names, its parsed history, its adapters' conversions) is gone, and must be
+ * read again from storage as it was.
+ */
+class Evict implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run() {
+    await abortAllDurableObjects();
+  }
+  toString = () => 'Evict';
+}
+
 /** After every command: each user sees exactly their own session, in a sound state. */
 async function checkInvariants(model: Model, real: Real) {
   for (const user of USERS) {
@@ -164,6 +178,7 @@ const commands = [
   fc.tuple(user, fc.constantFrom('unknown' as const, 'partial' as const, 'wrong-kind' as const)).map(([u, k]) => new AnswerBadly(u, k)),
   user.map((u) => new CancelLast(u)),
   user.map((u) => new Delete(u)),
+  fc.constant(new Evict()),
 ];
 
 describe('the session state machine', () => {

@@ -1,9 +1,10 @@
 /**
  * A stateful property of branches (docs/branches.md): random turns, edits, regenerations, refused
- * parents, activations and forks, and after each step every branch reads back as one valid
+ * parents, activations, forks and restarts of every object, and after each step every branch reads back as one valid
  * conversation (its tool exchanges whole), exactly one is active, no message is ever lost, and a
  * model call sees the active branch alone (the recorded stand-in logs what it was sent).
  */
+import { abortAllDurableObjects } from 'cloudflare:test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistoryInvariants, fetchWorker, newSessionId, postTurn, session, storedMessages } from '../helpers/api';
@@ -18,7 +19,8 @@ type Action =
   | { kind: 'edit'; pick: number; replay: boolean }
   | { kind: 'regenerate'; pick: number }
   | { kind: 'activate'; pick: number }
-  | { kind: 'fork'; pick: number; whole: boolean };
+  | { kind: 'fork'; pick: number; whole: boolean }
+  | { kind: 'restart' };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant('user' as const), prompt: fc.constantFrom(...PROMPTS) }),
@@ -27,6 +29,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant('regenerate' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('activate' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('fork' as const), pick: fc.nat(), whole: fc.boolean() }),
+  fc.constant({ kind: 'restart' as const }),
 );
 
 const json = async (response: Response): Promise<any> => response.json();
@@ -112,11 +115,15 @@ async function perform(id: string, step: Action, counter: number): Promise<numbe
       }
       return response.status;
     }
+    case 'restart':
+      // Every object starts again: the active branch, the paths and the count a session keeps are read anew.
+      await abortAllDurableObjects();
+      return 200;
   }
 }
 
 describe('branches, as a property', () => {
-  it('random turns, edits, regenerations, activations and forks keep every branch sound and lose nothing', async () => {
+  it('random turns, edits, regenerations, activations, forks and restarts keep every branch sound and lose nothing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 2, maxLength: 10 }), async (actions) => {
         const id = newSessionId('prop-branch');

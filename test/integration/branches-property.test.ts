@@ -1,8 +1,9 @@
 /**
  * A stateful property of branches (docs/branches.md): random turns, edits, regenerations, refused
- * parents, activations, forks and restarts of every object, and after each step every branch reads back as one valid
- * conversation (its tool exchanges whole), exactly one is active, no message is ever lost, and a
- * model call sees the active branch alone (the recorded stand-in logs what it was sent).
+ * parents, activations, forks and restarts of every object, and after each step every branch reads
+ * back as one valid conversation (its tool exchanges whole), exactly one is active, no message is
+ * ever lost, and a model call sees the active branch alone (the recorded stand-in logs what it was
+ * sent).
  */
 import { abortAllDurableObjects } from 'cloudflare:test';
 import fc from 'fast-check';

@@ -77,7 +77,7 @@ describe('the Workers AI inputs', () => {
     const message = fc.oneof(historyMessage(text, fc.string({ minLength: 1, maxLength: 12 })), user);
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.nat(8), { minLength: 1, maxLength: 4 }), fc.boolean(), (history, cuts, offerTools) => {
-        // Calls over growing prefixes of one history, as a session's turns make them.
+        // Calls over prefixes of one history, in any order: a part kept at one call serves every later one.
         for (const cut of cuts) {
           const req = request(history.slice(0, cut), offerTools ? {} : { toolChoice: 'none' });
           expect(buildInputs(req, 256)).toEqual(JSON.parse(fromScratch(req, 256)));

@@ -1,22 +1,25 @@
 /**
  * A stateful property of users (docs/users.md): three users, each with a few session ids they share
- * by name, make turns, delete sessions and erase themselves in random order; after every step each
- * user's list is exactly their own sessions, and nobody's usage moves but their own.
+ * by name, make turns, delete sessions and erase themselves in random order, and every object
+ * restarts now and then; after every step each user's list is exactly their own sessions, and
+ * nobody's usage moves but their own.
  */
+import { abortAllDurableObjects } from 'cloudflare:test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newUser, PRICED, type TestUser } from '../helpers/users';
 
-type Step = { kind: 'turn' | 'delete'; user: number; session: number } | { kind: 'erase'; user: number };
+type Step = { kind: 'turn' | 'delete'; user: number; session: number } | { kind: 'erase'; user: number } | { kind: 'restart' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('turn' as const), user: fc.nat(2), session: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), user: fc.nat(2), session: fc.nat(2) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('erase' as const), user: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 );
 
 describe('users, stateful', () => {
-  it('no user ever sees another’s session or usage, whatever the order of turns, deletes and erasures', async () => {
+  it('no user ever sees another’s session or usage, whatever the order of turns, deletes, erasures and restarts', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
@@ -27,18 +30,23 @@ describe('users, stateful', () => {
         const lists: Set<string>[] = users.map(() => new Set());
         const turns = users.map(() => 0);
         for (const next of steps) {
-          const user = users[next.user]!;
-          if (next.kind === 'turn') {
+          if (next.kind === 'restart') {
+            // Every object starts again, the users' and the sessions': the lists and the usage are read from storage.
+            await abortAllDurableObjects();
+          } else if (next.kind === 'turn') {
+            const user = users[next.user]!;
             const answer = await user.turn(ids[next.session]!, 'hello', { model: PRICED });
             if (answer.status === 200) {
               lists[next.user]!.add(ids[next.session]!);
               turns[next.user]!++;
             } else expect(answer.body.error.code).toBe('quota_exceeded');
           } else if (next.kind === 'delete') {
+            const user = users[next.user]!;
             const response = await user.call(`/sessions/${ids[next.session]}`, { method: 'DELETE' });
             expect(response.status).toBe(lists[next.user]!.has(ids[next.session]!) ? 204 : 404);
             lists[next.user]!.delete(ids[next.session]!);
           } else {
+            const user = users[next.user]!;
             const erased = await user.json('/users/me', { method: 'DELETE' });
             expect(erased.body.deletedSessions).toBe(lists[next.user]!.size);
             lists[next.user]!.clear();

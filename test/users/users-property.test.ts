@@ -29,28 +29,28 @@ describe('users, stateful', () => {
         const ids = [0, 1, 2].map((index) => `shared-${run}-${index}`);
         const lists: Set<string>[] = users.map(() => new Set());
         const turns = users.map(() => 0);
-        for (const next of steps) {
-          if (next.kind === 'restart') {
-            // Every object starts again, the users' and the sessions': the lists and the usage are read from storage.
-            await abortAllDurableObjects();
-          } else if (next.kind === 'turn') {
-            const user = users[next.user]!;
+        const act = async (next: Exclude<Step, { kind: 'restart' }>) => {
+          const user = users[next.user]!;
+          if (next.kind === 'turn') {
             const answer = await user.turn(ids[next.session]!, 'hello', { model: PRICED });
             if (answer.status === 200) {
               lists[next.user]!.add(ids[next.session]!);
               turns[next.user]!++;
             } else expect(answer.body.error.code).toBe('quota_exceeded');
           } else if (next.kind === 'delete') {
-            const user = users[next.user]!;
             const response = await user.call(`/sessions/${ids[next.session]}`, { method: 'DELETE' });
             expect(response.status).toBe(lists[next.user]!.has(ids[next.session]!) ? 204 : 404);
             lists[next.user]!.delete(ids[next.session]!);
           } else {
-            const user = users[next.user]!;
             const erased = await user.json('/users/me', { method: 'DELETE' });
             expect(erased.body.deletedSessions).toBe(lists[next.user]!.size);
             lists[next.user]!.clear();
           }
+        };
+        for (const next of steps) {
+          // A restart: every object starts again, the users' and the sessions', and reads its state from storage.
+          if (next.kind === 'restart') await abortAllDurableObjects();
+          else await act(next);
           for (const [index, other] of users.entries()) {
             const listed = (await other.sessions()).sessions.map((entry: any) => entry.sessionId).sort();
             expect(listed, `user ${index} after ${JSON.stringify(next)}`).toEqual([...lists[index]!].sort());

@@ -28,7 +28,24 @@ export function createToolRegistry(tools: ServerTool<any>[]): ToolRegistry {
   };
 }
 
+/**
+ * Each tool's spec, made once for the tool, whichever registry holds it: with MCP servers each turn
+ * has a registry of its own (the built-in tools and the servers' lists), and the built-in tools'
+ * specs, and what the providers make of them (`toolParameters`), are the same objects every turn.
+ */
+const made = new WeakMap<ServerTool<any>, ToolSpec>();
+
 function specOf(tool: ServerTool<any>): ToolSpec {
-  const { $schema: _ignored, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>);
-  return { name: tool.name, description: tool.description, parameters, ...(tool.remote ? { remote: true as const } : {}) };
+  let spec = made.get(tool);
+  if (!spec) {
+    spec = { name: tool.name, description: tool.description, parameters: tool.parameters ?? writeParameters(tool.inputSchema), ...(tool.remote ? { remote: true as const } : {}) };
+    made.set(tool, spec);
+  }
+  return spec;
+}
+
+/** The JSON Schema a tool's input schema offers the model (the built-in tools' are written ahead: `built-in-parameters.ts`). */
+export function writeParameters(inputSchema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>;
+  return parameters;
 }

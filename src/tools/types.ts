@@ -50,7 +50,10 @@ export interface ServerTool<Input = unknown> {
   /** `true`: runs inline. `false`: the user must grant each call first (the turns API (docs/turns-api.md) "untrusted"). */
   trust: boolean;
   inputSchema: z.ZodType<Input>;
-  /** The JSON Schema offered to the model, when it comes as is (an MCP server's); else from `inputSchema`. */
+  /**
+   * The JSON Schema offered to the model, when it comes as is (an MCP server's) or was written ahead
+   * (a built-in tool's: `built-in-parameters.ts`); else made from `inputSchema` when first offered.
+   */
   parameters?: Record<string, unknown>;
   /** A remote MCP server's: left out first where a model server takes fewer tools than a turn offers. */
   remote?: true;

@@ -14,7 +14,6 @@ import { ApiError } from '../lib/errors';
 import type { PermissionRule } from '../tools/permission-rules';
 import type { HarnessFormat } from '../transport/harness-framing';
 import type { DayTotals } from '../users/quota';
-import { aguiRun } from './agui-door';
 import { assemble, wakeUp, type SessionParts } from './assembly';
 import { aguiFollower, createFollower, eventsFollower, harnessFollower, queuedFollower, storedSseMode, streamOf } from './followers';
 import { guard, type Result } from './result';
@@ -60,6 +59,7 @@ export class Session {
   async startAguiRun(args: { sessionId: string; input: RunAgentInput; model: string } & Told): Promise<Result<Stream & { turnId: string }>> {
     this.learn(args);
     return guard(async () => {
+      const { aguiRun } = await import('./agui-door'); // On its first run: AG-UI's schemas are no other door's.
       const run = aguiRun(args.input, this.parts.stores);
       const door = { sessionId: args.sessionId, model: args.model, ifBusy: args.input.forwardedProps?.ifBusy ?? 'reject' };
       const admitted = await admit(this.parts, run.request, door, (from) => aguiFollower({ threadId: args.input.threadId, runId: args.input.runId }, from), true);

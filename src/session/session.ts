@@ -59,7 +59,7 @@ export class Session {
   async startAguiRun(args: { sessionId: string; input: RunAgentInput; model: string } & Told): Promise<Result<Stream & { turnId: string }>> {
     this.learn(args);
     return guard(async () => {
-      const { aguiRun } = await import('./agui-door'); // On its first run: AG-UI's schemas are no other door's.
+      const { aguiRun } = await import('./agui-door'); // Loaded by the first AG-UI run: no other door reads its schemas.
       const run = aguiRun(args.input, this.parts.stores);
       const door = { sessionId: args.sessionId, model: args.model, ifBusy: args.input.forwardedProps?.ifBusy ?? 'reject' };
       const admitted = await admit(this.parts, run.request, door, (from) => aguiFollower({ threadId: args.input.threadId, runId: args.input.runId }, from), true);

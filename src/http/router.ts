@@ -5,20 +5,16 @@ import { ApiError } from '../lib/errors';
 import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withAdmission } from './admission';
-import { activateBranch, getBranches, postFork } from './routes/branches';
-import { deleteSession, getMessages, getSession } from './routes/sessions';
-import { deleteMe, exportMe, getMe, getUsage, listSessions } from './routes/users';
 import { getOpenApi } from './openapi-route';
-import { openSocket } from './routes/socket';
 import { cancelTurn, getTurn, getTurnEvents, getTurns, postTurn } from './routes/turns';
-import { deleteSchedule, getDeliveries, getSchedules, postSchedule } from './routes/background';
 
 type Args = [Env, ExecutionContext];
 type Handler<Request extends IRequest> = (request: Request, env: Env, context: ExecutionContext) => Response | Promise<Response>;
 
 /**
  * A route whose module is evaluated on its first request, not when an isolate starts: the doors
- * besides the turns API, which most deployments' requests never use. The bundle is one file either way; what waits is the modules' top-level work
+ * besides the turns API, which most deployments' requests never use, and the routes besides a
+ * turn's. The bundle is one file either way; what waits is the modules' top-level work
  * (docs/operations.md).
  */
 function lazy<Name extends string, Request extends IRequest>(load: () => Promise<Record<Name, Handler<Request>>>, name: Name): Handler<Request> {
@@ -31,6 +27,28 @@ const handleMcp = lazy(() => import('./routes/mcp'), 'handleMcp');
 const postPiStream = lazy(() => import('./routes/pi-stream'), 'postPiStream');
 const postAgui = lazy(() => import('./routes/agui'), 'postAgui');
 const postHarnessChat = lazy(() => import('./routes/harness'), 'postHarnessChat');
+// The session's other routes, the user's and the chat socket's: an isolate that serves turns needs
+// none of them, and their schemas were most of the route table's evaluation (bench/PROFILE.md).
+const branches = () => import('./routes/branches');
+const activateBranch = lazy(branches, 'activateBranch');
+const getBranches = lazy(branches, 'getBranches');
+const postFork = lazy(branches, 'postFork');
+const sessions = () => import('./routes/sessions');
+const deleteSession = lazy(sessions, 'deleteSession');
+const getMessages = lazy(sessions, 'getMessages');
+const getSession = lazy(sessions, 'getSession');
+const users = () => import('./routes/users');
+const deleteMe = lazy(users, 'deleteMe');
+const exportMe = lazy(users, 'exportMe');
+const getMe = lazy(users, 'getMe');
+const getUsage = lazy(users, 'getUsage');
+const listSessions = lazy(users, 'listSessions');
+const background = () => import('./routes/background');
+const deleteSchedule = lazy(background, 'deleteSchedule');
+const getDeliveries = lazy(background, 'getDeliveries');
+const getSchedules = lazy(background, 'getSchedules');
+const postSchedule = lazy(background, 'postSchedule');
+const openSocket = lazy(() => import('./routes/socket'), 'openSocket');
 
 /** A 405 names the methods the route takes, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`). */
 const methodNotAllowed = (methods: string[]) => {

@@ -30,25 +30,10 @@ const postHarnessChat = lazy(() => import('./routes/harness'), 'postHarnessChat'
 // The session's other routes, the user's and the chat socket's: an isolate that serves turns needs
 // none of them, and their schemas were most of the route table's evaluation (bench/PROFILE.md).
 const branches = () => import('./routes/branches');
-const activateBranch = lazy(branches, 'activateBranch');
-const getBranches = lazy(branches, 'getBranches');
-const postFork = lazy(branches, 'postFork');
 const sessions = () => import('./routes/sessions');
-const deleteSession = lazy(sessions, 'deleteSession');
-const getMessages = lazy(sessions, 'getMessages');
-const getSession = lazy(sessions, 'getSession');
 const users = () => import('./routes/users');
-const deleteMe = lazy(users, 'deleteMe');
-const exportMe = lazy(users, 'exportMe');
-const getMe = lazy(users, 'getMe');
-const getUsage = lazy(users, 'getUsage');
-const listSessions = lazy(users, 'listSessions');
 const background = () => import('./routes/background');
-const deleteSchedule = lazy(background, 'deleteSchedule');
-const getDeliveries = lazy(background, 'getDeliveries');
-const getSchedules = lazy(background, 'getSchedules');
-const postSchedule = lazy(background, 'postSchedule');
-const openSocket = lazy(() => import('./routes/socket'), 'openSocket');
+const socket = () => import('./routes/socket');
 
 /** A 405 names the methods the route takes, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`). */
 const methodNotAllowed = (methods: string[]) => {
@@ -79,20 +64,20 @@ router
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.
   .all('/api/stream', postPiStream)
   // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
-  .get('/sessions/:id/ws', openSocket)
+  .get('/sessions/:id/ws', lazy(socket, 'openSocket'))
   .all('/sessions/*', withUser)
   .post('/sessions/*', withAdmission)
   .all('/sessions', withUser)
   .all('/usage', withUser)
   .all('/users/*', withUser)
-  .get('/sessions', listSessions)
+  .get('/sessions', lazy(users, 'listSessions'))
   .all('/sessions', methodNotAllowed(['GET']))
-  .get('/usage', getUsage)
+  .get('/usage', lazy(users, 'getUsage'))
   .all('/usage', methodNotAllowed(['GET']))
-  .get('/users/me', getMe)
-  .delete('/users/me', deleteMe)
+  .get('/users/me', lazy(users, 'getMe'))
+  .delete('/users/me', lazy(users, 'deleteMe'))
   .all('/users/me', methodNotAllowed(['GET', 'DELETE']))
-  .get('/users/me/export', exportMe)
+  .get('/users/me/export', lazy(users, 'exportMe'))
   .all('/users/me/export', methodNotAllowed(['GET']))
   .all('/ag-ui', withUser)
   .post('/ag-ui', withAdmission)
@@ -107,26 +92,26 @@ router
   .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
   .get('/sessions/:id/turns/:turnId', getTurn)
   .all('/sessions/:id/turns/:turnId', methodNotAllowed(['GET']))
-  .get('/sessions/:id/deliveries', getDeliveries)
+  .get('/sessions/:id/deliveries', lazy(background, 'getDeliveries'))
   .all('/sessions/:id/deliveries', methodNotAllowed(['GET']))
-  .post('/sessions/:id/schedules', postSchedule)
-  .get('/sessions/:id/schedules', getSchedules)
+  .post('/sessions/:id/schedules', lazy(background, 'postSchedule'))
+  .get('/sessions/:id/schedules', lazy(background, 'getSchedules'))
   .all('/sessions/:id/schedules', methodNotAllowed(['GET', 'POST']))
-  .delete('/sessions/:id/schedules/:scheduleId', deleteSchedule)
+  .delete('/sessions/:id/schedules/:scheduleId', lazy(background, 'deleteSchedule'))
   .all('/sessions/:id/schedules/:scheduleId', methodNotAllowed(['DELETE']))
   .post('/sessions/:id/turns/:turnId/cancel', cancelTurn)
   .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
   .all('/sessions/:id/ws', methodNotAllowed(['GET']))
-  .get('/sessions/:id/messages', getMessages)
+  .get('/sessions/:id/messages', lazy(sessions, 'getMessages'))
   .all('/sessions/:id/messages', methodNotAllowed(['GET']))
-  .get('/sessions/:id/branches', getBranches)
+  .get('/sessions/:id/branches', lazy(branches, 'getBranches'))
   .all('/sessions/:id/branches', methodNotAllowed(['GET']))
-  .post('/sessions/:id/branches/:leafId/activate', activateBranch)
+  .post('/sessions/:id/branches/:leafId/activate', lazy(branches, 'activateBranch'))
   .all('/sessions/:id/branches/:leafId/activate', methodNotAllowed(['POST']))
-  .post('/sessions/:id/fork', postFork)
+  .post('/sessions/:id/fork', lazy(branches, 'postFork'))
   .all('/sessions/:id/fork', methodNotAllowed(['POST']))
-  .get('/sessions/:id', getSession)
-  .delete('/sessions/:id', deleteSession)
+  .get('/sessions/:id', lazy(sessions, 'getSession'))
+  .delete('/sessions/:id', lazy(sessions, 'deleteSession'))
   .all('/sessions/:id', methodNotAllowed(['GET', 'DELETE']))
   .all('*', (request: IRequest) => {
     throw new ApiError(404, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}.`);

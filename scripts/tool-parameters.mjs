@@ -11,14 +11,9 @@ import { build } from 'esbuild';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tool-parameters-'));
 try {
-  const entry = join(scratch, 'entry.ts');
-  writeFileSync(
-    entry,
-    `export { DEFAULT_TOOLS } from ${JSON.stringify(join(process.cwd(), 'src/tools/default-tools'))};
-export { writeParameters } from ${JSON.stringify(join(process.cwd(), 'src/tools/registry'))};`,
-  );
   const bundle = join(scratch, 'tools.mjs');
-  await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], outfile: bundle, logLevel: 'warning' });
+  const entry = `export { DEFAULT_TOOLS } from './src/tools/default-tools';\nexport { writeParameters } from './src/tools/registry';`;
+  await build({ stdin: { contents: entry, resolveDir: process.cwd(), loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], outfile: bundle, logLevel: 'warning' });
   const { DEFAULT_TOOLS, writeParameters } = await import(pathToFileURL(bundle).href);
   const parameters = Object.fromEntries(DEFAULT_TOOLS.map((tool) => [tool.name, writeParameters(tool.inputSchema)]));
   writeFileSync(

@@ -44,6 +44,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const owner = ownerOfObjectName(ctx.id.name);
   const stores = openStores(ctx.storage);
   const outbox = new Outbox(ctx.storage);
+  stores.meta.onRollback(() => outbox.rolledBack());
   const toolsets = new Toolsets();
   const hub = new SocketHub(ctx);
   const parts = { stores, hub, outbox } as SessionParts;

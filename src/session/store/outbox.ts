@@ -25,6 +25,13 @@ export class Outbox {
   private takenUpTo = 0;
   /** Every row up to this id is deleted. */
   private sweptUpTo = 0;
+  /**
+   * The rows not yet taken, as storage holds them, once read (when they fit one batch) and then kept
+   * as this instance writes and sends: a turn's sends read and parsed back the reports it had just
+   * written, and counted them again (bench/PROFILE.md, "The outbox kept"). Dropped, to be read again,
+   * when a send fails, after a rollback (`rolledBack`) and after a `deleteAll`.
+   */
+  private kept: Map<number, OutboxRow> | undefined;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -44,7 +51,7 @@ export class Outbox {
   /** Adds a model call's usage or the session's deletion. */
   add(report: Extract<Report, { kind: 'usage' | 'deleted' }>): number {
     this.sweep();
-    return this.insert(report.kind, JSON.stringify(report));
+    return this.insert(report.kind, () => report);
   }
 
   /**
@@ -54,8 +61,8 @@ export class Outbox {
   putEntry(entry: (version: number) => Extract<Report, { kind: 'session' }>): void {
     this.sweep();
     this.sql.exec("DELETE FROM user_outbox WHERE kind = 'entry'");
-    const id = this.nextId();
-    this.sql.exec('INSERT INTO user_outbox (id, kind, body) VALUES (?, ?, ?)', id, 'entry', JSON.stringify(entry(id)));
+    if (this.kept) for (const [id, row] of this.kept) if (row.report.kind === 'session') this.kept.delete(id);
+    this.insert('entry', (id) => entry(id));
   }
 
   /**
@@ -68,23 +75,31 @@ export class Outbox {
     return this.lastId;
   }
 
-  private insert(kind: string, body: string): number {
+  private insert(kind: string, report: (id: number) => Report): number {
     const id = this.nextId();
+    const body = JSON.stringify(report(id));
     this.sql.exec('INSERT INTO user_outbox (id, kind, body) VALUES (?, ?, ?)', id, kind, body);
+    // Kept as storage will give it back (JSON's copy): what the caller holds may change after.
+    this.kept?.set(id, { id, report: JSON.parse(body) as Report, attempts: 0 });
     return id;
   }
 
   /** The oldest reports waiting, as many as one send carries. */
   waiting(): OutboxRow[] {
+    if (this.kept) return [...this.kept.values()].slice(0, BATCH);
     if (!this.hasTable()) return [];
-    return this.sql
-      .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox WHERE id > ? ORDER BY id LIMIT ?', this.takenUpTo, BATCH)
+    const rows = this.sql
+      .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox WHERE id > ? ORDER BY id LIMIT ?', this.takenUpTo, BATCH + 1)
       .toArray()
       .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
+    // All of them read: kept from now on (ids only grow, so the map stays in their order).
+    if (rows.length <= BATCH) this.kept = new Map(rows.map((row) => [row.id, row]));
+    return rows.slice(0, BATCH);
   }
 
   /** Every usage report not yet taken: an erasure of the session carries them over (the numbers outlive it). */
   usageWaiting(): Extract<Report, { kind: 'usage' }>[] {
+    if (this.kept) return [...this.kept.values()].flatMap(({ report }) => (report.kind === 'usage' ? [report] : []));
     if (!this.hasTable()) return [];
     return this.sql
       .exec<{ body: string }>("SELECT body FROM user_outbox WHERE kind = 'usage' AND id > ? ORDER BY id", this.takenUpTo)
@@ -98,6 +113,7 @@ export class Outbox {
   /** The reports up to `id` were taken: no longer sent, deleted by `sweep`. */
   taken(upTo: number): void {
     this.takenUpTo = Math.max(this.takenUpTo, upTo);
+    if (this.kept) for (const id of this.kept.keys()) if (id <= upTo) this.kept.delete(id);
   }
 
   /** Whether rows taken are still stored. */
@@ -114,12 +130,14 @@ export class Outbox {
 
   /** A send failed: its attempts count, for the backoff; returns the most attempts of any row waiting. */
   failed(upTo: number): number {
+    this.kept = undefined;
     this.sql.exec('UPDATE user_outbox SET attempts = attempts + 1 WHERE id > ? AND id <= ?', this.takenUpTo, upTo);
     return this.sql.exec<{ n: number | null }>('SELECT MAX(attempts) AS n FROM user_outbox WHERE id > ?', this.takenUpTo).one().n ?? 0;
   }
 
   /** The reports waiting to be sent. */
   size(): number {
+    if (this.kept) return this.kept.size;
     return this.hasTable() ? this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM user_outbox WHERE id > ?', this.takenUpTo).one().n : 0;
   }
 
@@ -127,6 +145,16 @@ export class Outbox {
   forget(): void {
     this.ready = false;
     this.sweptUpTo = this.takenUpTo;
+    this.kept = undefined;
+  }
+
+  /**
+   * A transaction rolled back: what it wrote here is not stored, so what is kept is read again, and
+   * the table, which it may have made, is looked for again.
+   */
+  rolledBack(): void {
+    this.kept = undefined;
+    this.ready = false;
   }
 
   /** Made by this instance, or found in storage (made by one before it): one look in `sqlite_master`. */

@@ -52,7 +52,8 @@ export async function startBenchUpstream() {
 export function serviceVars(upstreamUrl, deltas) {
   return {
     MODEL: 'openai:deltas-5',
-    MODELS: `openai:deltas-5,openai:deltas-${deltas}`,
+    // paced-5-10: ten milliseconds to each delta, a model's time to its first token (bench/experiments/arrive.mjs).
+    MODELS: `openai:deltas-5,openai:deltas-${deltas},openai:paced-5-10`,
     OPENAI_BASE_URL: `${upstreamUrl}/v1`,
     OPENAI_API_KEY: 'bench',
     RATE_LIMIT_PER_MINUTE: '0',

@@ -13,8 +13,10 @@
 // keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `SEED=<turns>` gives each
 // long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each
 // system with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The
-// dev server's inspector"). Kinds alternate in a new random order each round; medians, the first 30
-// rounds left out. Each request's runtime CPU is printed too. Loopback only; bounded in time.
+// dev server's inspector"). `MODEL=paced-5-10` has the stand-in take 10 ms before each delta, as a
+// model takes time to its first token (the default, `deltas-5`, answers at once). Kinds alternate in
+// a new random order each round; medians, the first 30 rounds left out. Each request's runtime CPU is
+// printed too. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,13 +37,15 @@ const before = process.env.BEFORE ? await startDevServer({ cwd: resolve(process.
 const assets = process.env.ASSETS === '1' ? await startDevServer({ config: 'bench/systems/minimal-turn-assets.toml', vars: { UPSTREAM_URL: upstream.url }, extraArgs: state('assets'), inspector, direct }) : undefined;
 const servers = [reader, least, ours, before, assets].filter(Boolean);
 
-const floor = (path) => (turn) => measureReader(`${reader.base}${path}`, 'deltas-5', turn);
-const service = (server, session, query = '') => (turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, 'deltas-5', turn);
+const model = process.env.MODEL ?? 'deltas-5';
+const floor = (path) => (turn) => measureReader(`${reader.base}${path}`, model, turn);
+const service = (server, session, query = '') => (turn) => measureTurn(`${server.base}/sessions/${session(turn)}/turns${query}`, model, turn);
 const kinds = {
   'floor: stores, then reads': floor('/store'),
   'floor: stores, streams at once': floor('/store/early'),
   'floor: reads, stores nothing': floor('/'),
   'the least a turn does': service(least, () => 'arrive-least'),
+  'the least, the model asked first': service(least, () => 'arrive-least-first', '?fetch-first'),
   ours: service(ours, () => 'arrive-long'),
   ...(before ? { 'ours before': service(before, () => 'arrive-long') } : {}),
   ...(assets ? { 'the least served as ours is': service(assets, () => 'arrive-assets', '?tools') } : {}),

@@ -1,5 +1,6 @@
 /** Helpers over a conversation held in memory during a turn. */
 import type { AssistantBlock, AssistantMessage, HistoryMessage, ToolMessage } from '../api/content';
+import type { ToolCallIds } from './block-assembler';
 
 /** The turns API (docs/turns-api.md): an assistant message is a plain string when it is text alone, otherwise blocks. */
 export function assistantMessage(blocks: AssistantBlock[]): AssistantMessage {
@@ -13,6 +14,17 @@ export function assistantMessage(blocks: AssistantBlock[]): AssistantMessage {
 export function toolCallIds(message: AssistantMessage): string[] {
   if (typeof message.content === 'string') return [];
   return message.content.flatMap((block) => (block.type === 'tool_use' ? [block.toolCallId] : []));
+}
+
+/**
+ * The tool call ids a turn may not give again: those of `history`, gathered when the model first
+ * names a call (most turns name none), and those `usedElsewhere` knows (the loaded messages may be
+ * only the latest part of the history; the session knows the rest).
+ */
+export function usedToolCallIds(history: HistoryMessage[], usedElsewhere?: (id: string) => boolean): ToolCallIds {
+  let seen: Set<string> | undefined;
+  const known = () => (seen ??= new Set(history.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))));
+  return { has: (id) => known().has(id) || (usedElsewhere?.(id) ?? false), add: (id) => known().add(id) };
 }
 
 /**

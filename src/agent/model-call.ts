@@ -49,7 +49,53 @@ export type ModelCallOptions = {
   executionOf: (name: string) => ToolExecution;
   /** Sampling asked for by the caller, passed to the provider as it is. */
   sampling?: { temperature?: number; maxTokens?: number };
+  /** The call's request, sent already (`sendCall`): its answer is read as the first attempt's. */
+  sent?: SentCall;
 };
+
+/** A call whose request was sent before the loop told anything of it: its answer's parts, from the first. */
+export type SentCall = { request: ModelRequest; parts: AsyncIterable<ModelStreamPart[]>; close(): void };
+
+/** The request a call of `options` sends. */
+function answerRequest(options: ModelCallOptions): ModelRequest {
+  const summarized = summarizedCount(options.messages[0]);
+  return {
+    model: options.handle.model,
+    purpose: 'answer',
+    system: options.system,
+    messages: (options.earlierParts?.dropped && withoutEarlierParts(options.messages)) || options.messages,
+    tools: options.tools,
+    ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
+    signal: options.signal,
+    ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
+    ...options.sampling,
+  };
+}
+
+/**
+ * Sends a call's request now, before `callModel` tells anything of it: the provider makes its
+ * request in this task, so that writes its caller makes in a later one do not hold it (a Durable
+ * Object sends nothing while a write of its own is unconfirmed). Its answer is read by `callModel`
+ * (`sent`); `close` lets it go when the call is never made.
+ */
+export function sendCall(options: ModelCallOptions): SentCall {
+  const request = answerRequest(options);
+  const iterator = options.handle.provider.stream(request)[Symbol.asyncIterator]();
+  // Started here: the provider's generator runs up to its request. Providers yield their failures as parts.
+  let first: Promise<IteratorResult<ModelStreamPart[]>> | undefined = iterator.next();
+  first.catch(() => {});
+  const parts: AsyncIterable<ModelStreamPart[]> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const next = first ?? iterator.next();
+        first = undefined;
+        return next;
+      },
+      return: async () => (await iterator.return?.(undefined)) ?? { done: true, value: undefined },
+    }),
+  };
+  return { request, parts, close: () => void iterator.return?.(undefined)?.catch(() => {}) };
+}
 
 export async function callModel(options: ModelCallOptions): Promise<ModelCallResult> {
   const { handle, emit, newId } = options;
@@ -66,19 +112,8 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
   });
 
   const assembler = new BlockAssembler(callId, emit, newId, options.usedToolCallIds, options.executionOf);
-  const summarized = summarizedCount(options.messages[0]);
   const earlier = options.earlierParts;
-  let request: ModelRequest = {
-    model: handle.model,
-    purpose: 'answer',
-    system: options.system,
-    messages: (earlier?.dropped && withoutEarlierParts(options.messages)) || options.messages,
-    tools: options.tools,
-    ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
-    signal: options.signal,
-    ...(summarized !== undefined ? { summarizedMessages: summarized } : {}),
-    ...options.sampling,
-  };
+  let request: ModelRequest = options.sent?.request ?? answerRequest(options);
   let finishReason: FinishReason | undefined;
   let error: TurnError | undefined;
   // The context window an overflow named, where it named one.
@@ -89,7 +124,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelCallRes
     let output = false;
     let failure: Extract<ModelStreamPart, { type: 'error' }> | undefined;
     try {
-      reading: for await (const parts of handle.provider.stream(request)) {
+      reading: for await (const parts of attempt === 0 && options.sent ? options.sent.parts : handle.provider.stream(request)) {
         for (const part of parts) {
           if (part.type === 'error') {
             failure = part;

@@ -2,14 +2,16 @@
  * The agent loop, platform-free: answers to pending calls first, then the new messages, then steps
  * (one model call and the tools it asks for) until the model stops, a call needs the client, or the
  * iteration bound is reached. Everything it does is told through `emit`; persistence and every wire
- * format listen there. Once started it never throws: every ending is one `turn-stop`.
+ * format listen there. Once it told its start it never throws: every ending is one `turn-stop`; the
+ * host's opening failing (`TurnDeps.opening`) ends it before, with no event.
  */
 import type { HistoryMessage, ToolMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
-import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, ToolExecution, TurnError } from './events';
-import { assistantMessage, placeToolResult, toolCallIds } from './history';
+import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, TurnError } from './events';
+import { assistantMessage, placeToolResult, usedToolCallIds } from './history';
 import type { AssembledToolCall, ToolCallIds } from './block-assembler';
-import { callModel } from './model-call';
+import { callModel, type ModelCallOptions, type SentCall } from './model-call';
+import { sendFirstCall, systemFor, type FirstCall } from './first-call';
 import { ContextManager, type Prompt } from './context/context-manager';
 import { classifyCall, executionOf, toolSpecs } from './classify-call';
 import { denialText, INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
@@ -17,8 +19,6 @@ import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 import { addUsage, emptyUsage } from './usage';
 
 export type { ResolvedAnswer, TurnDeps, TurnInput, TurnOutcome } from './turn-types';
-
-const FINAL_ANSWER_INSTRUCTION = 'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
 
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOutcome> {
   return new Turn(input, deps).run();
@@ -34,6 +34,8 @@ class Turn {
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
   private maxIterationsReached = false;
+  /** The new messages are in `messages` already (put there for a first call sent early). */
+  private newMessagesIn = false;
 
   constructor(
     private readonly input: TurnInput,
@@ -49,11 +51,7 @@ class Turn {
       emit: (event) => this.emit(event),
       onSummaryCall: (usage) => this.spent({ model: deps.model.id, usage, purpose: 'compaction' }),
     });
-    // Gathered when the model first names a call (most turns name none). The loaded messages may be
-    // only the latest part of the history; the session knows the rest.
-    let seen: Set<string> | undefined;
-    const known = () => (seen ??= new Set(input.history.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))));
-    this.usedToolCallIds = { has: (id) => known().has(id) || (deps.isToolCallIdUsed?.(id) ?? false), add: (id) => known().add(id) };
+    this.usedToolCallIds = usedToolCallIds(input.history, deps.isToolCallIdUsed);
   }
 
   private emit: Emit = (event: AgentEvent) => {
@@ -64,17 +62,21 @@ class Turn {
   };
 
   async run(): Promise<TurnOutcome> {
+    // The first model request goes before the host's opening writes, where it can: they would hold it.
+    const first = this.sendFirst();
+    if (this.deps.opening) await this.deps.opening(first !== undefined).catch((error: unknown) => (first?.call.close(), Promise.reject(error)));
     this.emit({ type: 'turn-start', turnId: this.input.turnId, model: this.deps.model.id, at: this.deps.now() });
     let outcome: TurnOutcome;
     try {
       await this.resumePendingCalls();
       this.appendNewMessages();
-      outcome = this.deps.signal.aborted ? this.cancelled() : await this.runSteps();
+      outcome = this.deps.signal.aborted ? this.cancelled() : await this.runSteps(first);
     } catch (cause) {
       // A bug, not a model or tool failure (those are values): end the turn cleanly all the same.
       console.error('turn failed', this.input.turnId, cause);
       outcome = this.stop('error', { code: 'internal_error', message: 'The server failed during the turn.' });
     }
+    if (first && !first.taken) first.call.close();
     if (outcome.stopReason === 'error') this.closeOpenCalls();
     this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, at: this.deps.now(), calibration: this.context.calibration, ...(this.earlierParts.dropped && { earlierPartsLeftOut: true }) });
     return outcome;
@@ -106,12 +108,20 @@ class Turn {
   private appendNewMessages(): void {
     for (const message of this.input.newMessages) {
       this.emit({ type: 'input-message', message });
-      this.messages.push(message);
+      if (!this.newMessagesIn) this.messages.push(message);
     }
   }
 
+  /** The first step's request, sent before the turn tells anything where it may (`first-call.ts`); the new messages go in first, where `appendNewMessages` puts them. */
+  private sendFirst(): FirstCall | undefined {
+    if (!this.deps.opening || this.input.answers.length > 0) return undefined;
+    this.messages.push(...this.input.newMessages);
+    this.newMessagesIn = true;
+    return sendFirstCall(this.input, this.deps, this.context, (system, tools, prompt, offerTools) => this.callOptions(1, system, tools, prompt, offerTools));
+  }
+
   // Phase 3: steps until a stop.
-  private async runSteps(): Promise<TurnOutcome> {
+  private async runSteps(first?: FirstCall): Promise<TurnOutcome> {
     for (let step = 1; ; step++) {
       if (this.deps.signal.aborted) return this.cancelled();
       // A spent budget stops the turn between steps: the history is whole, and the next request goes on.
@@ -126,7 +136,7 @@ class Turn {
         this.emit({ type: 'iteration-limit', maxIterations: this.deps.maxIterations, step });
       }
       this.emit({ type: 'step-start', step });
-      const outcome = await this.runStep(step, offerTools);
+      const outcome = await this.runStep(step, offerTools, step === 1 ? first : undefined);
       this.emit({ type: 'step-end', step });
       // Messages steered in while the step ran join the turn here, after its tool results; an answer
       // that would have ended the turn gets one more model call for them. Any other ending leaves
@@ -145,18 +155,19 @@ class Turn {
     return steered.length > 0;
   }
 
-  /** One model call and its tools; returns the turn's outcome when the turn ends here. */
-  private async runStep(step: number, offerTools: boolean): Promise<TurnOutcome | undefined> {
-    const system = offerTools ? this.deps.systemPrompt : `${this.deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
+  /** One model call and its tools; returns the turn's outcome when the turn ends here. `first`: its call, sent already. */
+  private async runStep(step: number, offerTools: boolean, first?: FirstCall): Promise<TurnOutcome | undefined> {
+    const system = first?.system ?? systemFor(this.deps.systemPrompt, offerTools);
     // Past the tool rounds the tools still go, uncallable: a history of calls needs them (`ModelRequest`).
-    const tools = toolSpecs(this.deps.tools, this.input.clientTools);
+    const tools = first?.tools ?? toolSpecs(this.deps.tools, this.input.clientTools);
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
-    const quota = this.deps.quota?.();
+    const quota = first ? undefined : this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);
-    const prompt = await this.context.fit(system, tools);
+    const prompt = first?.prompt ?? (await this.context.fit(system, tools));
     if (this.deps.signal.aborted) return this.cancelled();
     if (!prompt) return this.contextFull();
-    let result = await this.callModel(step, system, tools, prompt, offerTools);
+    if (first) first.taken = true;
+    let result = await this.callModel(step, system, tools, prompt, offerTools, first?.call);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
       await this.context.compactHarder(system, tools, prompt.estimatedTokens, result.window);
@@ -193,9 +204,16 @@ class Turn {
     return this.handleToolCalls(calls);
   }
 
-  private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean) {
+  private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean, sent?: SentCall) {
+    const result = await callModel({ ...this.callOptions(step, system, tools, prompt, offerTools), ...(sent ? { sent } : {}) });
+    this.spent({ model: this.deps.model.id, usage: result.usage });
+    this.context.observe(prompt.estimatedTokens, result.usage.inputTokens);
+    return result;
+  }
+
+  private callOptions(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean): ModelCallOptions {
     const { messages, estimatedTokens: estimatedInputTokens } = prompt;
-    const result = await callModel({
+    return {
       handle: this.deps.model,
       system,
       messages,
@@ -210,12 +228,9 @@ class Turn {
       earlierParts: this.earlierParts, // one for the turn: what a call learnt, its later calls use
       retry: this.deps.retry,
       estimatedInputTokens,
-      executionOf: (name) => this.executionOf(name),
+      executionOf: (name: string) => executionOf(name, this.input.clientTools, this.deps.tools),
       ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
-    });
-    this.spent({ model: this.deps.model.id, usage: result.usage });
-    this.context.observe(estimatedInputTokens, result.usage.inputTokens);
-    return result;
+    };
   }
 
   /** Every model call's usage, the summaries' included: summed for the turn, and told as it is spent. */
@@ -233,7 +248,7 @@ class Turn {
     const inline: ServerCall[] = [];
     const waiting: PendingToolCall[] = [];
     for (const call of calls) {
-      const execution = this.classify(call);
+      const execution = classifyCall(call, this.input.clientTools, this.deps.tools, this.deps.rules);
       this.open.set(call.toolCallId, { name: call.name, input: call.input });
       this.emit({ type: 'tool-call', toolCallId: call.toolCallId, name: call.name, input: call.input, execution });
       if (execution === 'denied') {
@@ -260,24 +275,9 @@ class Turn {
     return undefined;
   }
 
-  private classify(call: AssembledToolCall): ToolExecution {
-    return classifyCall(call, this.input.clientTools, this.deps.tools, this.deps.rules);
-  }
-
-  private executionOf(name: string): ToolExecution {
-    return executionOf(name, this.input.clientTools, this.deps.tools);
-  }
-
   private runTools(calls: ServerCall[]): Promise<ToolMessage[]> {
-    if (calls.length === 0) return Promise.resolve([]);
-    return runServerTools(calls, {
-      tools: this.deps.tools,
-      context: this.deps.toolContext,
-      signal: this.deps.signal,
-      emit: this.emit,
-      timeoutMs: this.deps.toolTimeoutMs,
-      ...(this.deps.toolConcurrency !== undefined ? { concurrency: this.deps.toolConcurrency } : {}),
-    });
+    const { tools, toolContext: context, signal, toolTimeoutMs: timeoutMs, toolConcurrency: concurrency } = this.deps;
+    return calls.length === 0 ? Promise.resolve([]) : runServerTools(calls, { tools, context, signal, emit: this.emit, timeoutMs, ...(concurrency !== undefined ? { concurrency } : {}) });
   }
 
   /** Every call still open gets an error result, so the history never holds an unanswered call. */

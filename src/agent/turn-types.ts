@@ -58,6 +58,13 @@ export type TurnDeps = {
   quota?: () => TurnError | undefined;
   /** User messages sent while the turn runs (ifBusy "steer"), taken at each step boundary. */
   steering?: { take(): UserMessage[] };
+  /**
+   * The host's part before the turn's first event (storing what the turn opens with), awaited once,
+   * before it. `sent`: the first model request went already, so that writes made here, in a later
+   * task, do not hold it (a Durable Object sends nothing while a write of its own is unconfirmed).
+   * A rejection ends the turn before any event.
+   */
+  opening?: (sent: boolean) => Promise<void>;
 };
 
 export type TurnOutcome = {

@@ -26,6 +26,7 @@ import { createFollower, MAX_FOLLOWERS, type FinishBody, type Follower, type Lis
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
 import { logTurn, turnInput } from './turn-input';
+import { openTurn, storeOpening } from './turn-opening';
 import { createTurnRecorder } from './turn-recorder';
 import { attempt, TurnOutput } from './turn-output';
 import { validateTurn } from './validate-turn';
@@ -89,6 +90,8 @@ type RunningTurn = {
   controller: AbortController;
   /** Settles once the turn has ended and been cleaned up; never rejects. */
   done: Promise<void>;
+  /** Settles once what the turn opens with is stored (`turn-opening.ts`). */
+  opened: Promise<void>;
   output: TurnOutput;
   /**
    * User messages steered in (ifBusy "steer"), which the loop takes at its next step boundary. Each
@@ -143,28 +146,27 @@ export class TurnRunner {
   async launch(request: TurnRequest | (() => TurnRequest | undefined), door: Door): Promise<Launched> {
     await this.host.admitted();
     const tools = await this.host.tools(door.subagent !== undefined);
+    // Checked against a running turn once its opening is stored: a retry with its key then follows it.
+    await this.running?.opened.catch(() => undefined);
+    let started: { turnId: string; opened: Promise<void> } | undefined;
     try {
       const prior = door.idempotency && this.host.stores.turns.turnByIdempotencyKey(door.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
-      if (prior) {
-        if (prior.requestHash !== door.idempotency?.hash) {
-          throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
-        }
-        void tools.close();
-        return { replay: prior };
+      if (prior && prior.requestHash !== door.idempotency?.hash) {
+        throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
       }
-      const admitted = typeof request === 'function' ? request() : request;
-      if (!admitted) {
-        void tools.close();
-        return { nothing: true };
-      }
-      return { turnId: this.start(admitted, door, tools) };
+      const admitted = prior ? undefined : typeof request === 'function' ? request() : request;
+      if (admitted) started = this.start(admitted, door, tools);
+      else void tools.close();
+      if (!started) return prior ? { replay: prior } : { nothing: true };
     } catch (error) {
       void tools.close();
       throw error;
     }
+    await started.opened; // the turn's id leaves once its opening is stored (`turn-opening.ts`)
+    return { turnId: started.turnId };
   }
 
-  private start(request: TurnRequest, door: Door, tools: Toolset): string {
+  private start(request: TurnRequest, door: Door, tools: Toolset): { turnId: string; opened: Promise<void> } {
     const { stores } = this.host;
     const config = this.host.config();
     // A turn from another message (`parentId`) leaves the calls owed on this branch: they are owed there.
@@ -174,18 +176,13 @@ export class TurnRunner {
     checkToolNames(request.tools ?? [], tools.registry.names());
     const model = resolveModel(door.model, config, this.host.bindings);
 
-    stores.meta.ensureCreated(door.sessionId);
-    stores.history.beginTurn(parent);
-    // Rules the answers bring last: kept before the turn runs, so that its own calls obey them.
-    stores.side.addRules(answers.flatMap(({ answer }) => (answer.kind === 'permission' ? (answer.rules ?? []) : [])));
-    // A sub-agent's session takes the rules of the session that spawned it, for good: what is denied
-    // or asked there is denied or asked here, in this turn and in any the user later runs here.
-    if (door.subagent) stores.side.addRules(door.subagent.rules);
-    if (door.subagent?.parentSessionId !== undefined && stores.meta.parentSession() === undefined) stores.meta.setParentSession(door.subagent.parentSessionId);
-    const rules = stores.side.rules();
     const turnId = door.queued?.turnId ?? newId('turn');
-    if (door.queued) stores.turns.startQueued(turnId, model.id);
-    else stores.turns.beginTurn(turnId, model.id, request.stream, door.idempotency);
+    // An existing session's plain turn stores its opening after its first model request (`turn-opening.ts`).
+    const late = stores.meta.exists() && answers.length === 0 && parent === undefined && !door.subagent;
+    const { sessionId, subagent, idempotency } = door;
+    const opening = { sessionId, turnId, model: model.id, mode: request.stream, parent, answers, queued: door.queued !== undefined, ...(subagent ? { subagent } : {}), ...(idempotency ? { idempotency } : {}) };
+    const { opening: open, opened } = openTurn(() => storeOpening(stores, opening), late);
+    const rules = stores.side.rules();
     const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId), () => this.host.settling(door.sessionId));
     output.add(this.host.sessionListener(door, config));
     if (door.follower) output.add(door.follower);
@@ -212,6 +209,7 @@ export class TurnRunner {
       now: Date.now,
       ...(door.sampling ? { sampling: door.sampling } : {}),
       rules,
+      ...(open ? { opening: open } : {}),
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
       steering: { take: () => this.takeSteered(inbox) },
       spent: (call) => this.host.spent(call),
@@ -223,9 +221,9 @@ export class TurnRunner {
       })
       .then((outcome) => this.end({ door, turnId, model, config, output, outcome, started, tools }))
       .catch((error: unknown) => console.error('ending the turn failed', turnId, error));
-    this.running = { turnId, controller, done, output, inbox };
+    this.running = { turnId, controller, done, opened, output, inbox };
     this.host.started(door.sessionId, door.follower !== undefined || door.socket !== undefined || door.queued !== undefined);
-    return turnId;
+    return { turnId, opened };
   }
 
   /**

@@ -38,6 +38,18 @@ describe('Idempotency-Key', () => {
     expect((await history(id)).filter((message) => message.role === 'user')).toHaveLength(1);
   });
 
+  it('the same race on a session with turns, whose turn stores its row after its model request: the other still follows it', async () => {
+    const id = newSessionId('idem-race-late');
+    await turn(id, { messages: [user('first')] });
+    const body = { messages: [user('calculate 2*21')] };
+    const [a, b] = await Promise.all([post(id, body, 'key-race-late'), post(id, body, 'key-race-late')]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const bodies = await Promise.all([a.json(), b.json()]);
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect([a, b].filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+    expect((await history(id)).filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['first', 'calculate 2*21']);
+  });
+
   it('replays the events of a streamed turn, ids and all', async () => {
     const id = newSessionId('idem-sse');
     const body = { messages: [user('hello')], stream: 'delta' };

@@ -71,13 +71,19 @@ export class ContextManager {
     return { messages, estimatedTokens: this.estimate(system, tools, messages) };
   }
 
+  /** The prompt as it stands when it is within the budget (no compaction needed); undefined past it. */
+  fitting(system: string, tools: ToolSpec[]): Prompt | undefined {
+    const prompt = this.prepare(system, tools);
+    return prompt.estimatedTokens <= this.budget.limit ? prompt : undefined;
+  }
+
   /**
    * Before a call: the prompt to send, compacted first past the budget; undefined when even that
    * cannot make it fit. The call sends the prompt measured here: built and estimated once, not again.
    */
   async fit(system: string, tools: ToolSpec[]): Promise<Prompt | undefined> {
-    const prompt = this.prepare(system, tools);
-    if (prompt.estimatedTokens <= this.budget.limit) return prompt;
+    const prompt = this.fitting(system, tools);
+    if (prompt) return prompt;
     await this.compact(Math.floor(this.budget.limit / 2), 'threshold', system, tools);
     const compacted = this.prepare(system, tools);
     return compacted.estimatedTokens <= this.budget.window - this.budget.reserve ? compacted : undefined;

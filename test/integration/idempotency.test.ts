@@ -38,7 +38,7 @@ describe('Idempotency-Key', () => {
     expect((await history(id)).filter((message) => message.role === 'user')).toHaveLength(1);
   });
 
-  it('the same race on a session with turns, whose turn stores its row after its model request: the other still follows it', async () => {
+  it('the same race on a session with turns (its turn stores its row after its model request, as a first turn does): the other still follows it', async () => {
     const id = newSessionId('idem-race-late');
     await turn(id, { messages: [user('first')] });
     const body = { messages: [user('calculate 2*21')] };

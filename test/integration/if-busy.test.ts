@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, readSse, session, user, waitIdle } from '../helpers/api';
 
-import { running } from '../helpers/busy';
+import { running, SLOW } from '../helpers/busy';
 
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
 const users = async (id: string) => (await history(id)).filter((message) => message.role === 'user').map((message) => message.content);
@@ -25,6 +25,19 @@ describe('ifBusy', () => {
     expect(refused.body.error).toMatchObject({ code: 'session_busy', details: { runningTurnId: first.turnId } });
     expect((await first.rest).at(-1)!.data.stopReason).toBe('end_turn');
     expect(await users(id)).toEqual(['first']);
+  });
+
+  it('reject, two at once on a new session (its first turn stores its opening after its model request): one runs, the other is refused 409', async () => {
+    const id = newSessionId('busy-at-once');
+    const [a, b] = await Promise.all([postTurn(id, { messages: [user('one')], stream: 'delta', model: SLOW }), postTurn(id, { messages: [user('two')], stream: 'delta', model: SLOW })]);
+    const [ran, refused] = a.status === 200 ? [a, b] : [b, a];
+    expect([ran.status, refused.status]).toEqual([200, 409]);
+    const events = await readSse(ran);
+    const body = (await refused.json()) as any;
+    expect(body.error).toMatchObject({ code: 'session_busy', details: { runningTurnId: events[0]!.data.turnId } });
+    expect(events.at(-1)!.data.stopReason).toBe('end_turn');
+    expect((await users(id)).length).toBe(1);
+    checkHistoryInvariants(await history(id));
   });
 
   it('enqueue: 202 with its place, listed by the session, followed while it waits, run after, in order', async () => {

@@ -7,10 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
-import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
-import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn';
+import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
 import type { ModelProvider, ModelStreamPart } from '../../src/providers/types';
-import { createToolRegistry } from '../../src/tools/registry';
+import { loopDeps, loopInput } from '../helpers/loop';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,34 +31,8 @@ function timeline() {
   return { marks, provider };
 }
 
-function deps(provider: ModelProvider, marks: string[], overrides: Partial<TurnDeps> = {}): TurnDeps {
-  let ids = 0;
-  return {
-    model: { id: 'test:model', model: 'model', provider },
-    tools: createToolRegistry([]),
-    toolContext: { now: () => new Date(0), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } },
-    emit: (event: AgentEvent) => marks.push(event.type),
-    signal: new AbortController().signal,
-    systemPrompt: 'sys',
-    maxIterations: 5,
-    toolTimeoutMs: 500,
-    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
-    context: { windowOverride: { byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000 },
-    newId: (prefix) => `${prefix}_${++ids}`,
-    now: () => 0,
-    ...overrides,
-  };
-}
-
-const input = (overrides: Partial<TurnInput> = {}): TurnInput => ({
-  turnId: 'turn_1',
-  history: [],
-  context: { calibration: 1 },
-  answers: [],
-  newMessages: [{ role: 'user', content: 'go' }],
-  clientTools: [],
-  ...overrides,
-});
+const deps = (provider: ModelProvider, marks: string[], overrides: Partial<TurnDeps> = {}) => loopDeps(provider, (event: AgentEvent) => marks.push(event.type), overrides);
+const input = loopInput;
 
 /** An opening that takes a while, as the session's does (a task, then its writes). */
 const opening = (marks: string[]) => async (sent: boolean) => {

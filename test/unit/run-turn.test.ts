@@ -11,6 +11,7 @@ import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn
 import * as z from '../../src/lib/zod';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
 import { createToolRegistry } from '../../src/tools/registry';
+import { loopDeps, loopInput } from '../helpers/loop';
 import type { ServerTool } from '../../src/tools/types';
 
 type Script = (request: ModelRequest, call: number) => ModelStreamPart[] | Promise<ModelStreamPart[]>;
@@ -41,33 +42,13 @@ function tool(name: string, execute: (input: any, signal: AbortSignal) => Promis
 
 async function run(provider: ModelProvider, tools: ServerTool<any>[], options: { signal?: AbortSignal; input?: Partial<TurnInput>; context?: Partial<TurnDeps['context']> } = {}) {
   const events: AgentEvent[] = [];
-  let ids = 0;
-  const deps: TurnDeps = {
-    model: { id: 'test:model', model: 'model', provider },
+  const deps = loopDeps(provider, (event) => events.push(event), {
     tools: createToolRegistry(tools),
-    toolContext: { now: () => new Date(0), notes: { save: () => ({ id: 1, text: '', savedAt: '' }), list: () => [] } },
-    emit: (event) => events.push(event),
-    signal: options.signal ?? new AbortController().signal,
-    systemPrompt: 'sys',
-    maxIterations: 5,
-    toolTimeoutMs: 500,
+    ...(options.signal ? { signal: options.signal } : {}),
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2, baseDelayMs: 1 },
     context: { windowOverride: { byModel: {} }, threshold: 0.8, toolResultMaxChars: 20_000, ...options.context },
-    newId: (prefix) => `${prefix}_${++ids}`,
-    now: () => 0,
-  };
-  const outcome = await runTurn(
-    {
-      turnId: 'turn_1',
-      history: [],
-      context: { calibration: 1 },
-      answers: [],
-      newMessages: [{ role: 'user', content: 'go' }],
-      clientTools: [],
-      ...options.input,
-    },
-    deps,
-  );
+  });
+  const outcome = await runTurn(loopInput(options.input), deps);
   checkStream(events);
   return { outcome, events };
 }

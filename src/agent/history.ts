@@ -16,6 +16,12 @@ export function toolCallIds(message: AssistantMessage): string[] {
   return message.content.flatMap((block) => (block.type === 'tool_use' ? [block.toolCallId] : []));
 }
 
+/** A client's result for the call `toolCallId`, as the history holds it. */
+export function answerResult(toolCallId: string, answer: { content: ToolMessage['content']; isError: boolean }): ToolMessage {
+  const result: ToolMessage = { role: 'tool', toolCallId, content: answer.content };
+  return answer.isError ? { ...result, isError: true } : result;
+}
+
 /**
  * The tool call ids a turn may not give again: those of `history`, gathered when the model first
  * names a call (most turns name none), and those `usedElsewhere` knows (the loaded messages may be

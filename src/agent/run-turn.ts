@@ -8,7 +8,7 @@
 import type { HistoryMessage, ToolMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, TurnError } from './events';
-import { assistantMessage, placeToolResult, usedToolCallIds } from './history';
+import { answerResult, assistantMessage, placeToolResult, usedToolCallIds } from './history';
 import type { AssembledToolCall, ToolCallIds } from './block-assembler';
 import { callModel, type ModelCallOptions, type SentCall } from './model-call';
 import { sendFirstCall, systemFor, type FirstCall } from './first-call';
@@ -34,8 +34,8 @@ class Turn {
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
   private maxIterationsReached = false;
-  /** The new messages are in `messages` already (put there for a first call sent early). */
-  private newMessagesIn = false;
+  /** The client's results and the new messages are in `messages` already (put there for a first call sent early). */
+  private placedEarly = false;
 
   constructor(
     private readonly input: TurnInput,
@@ -91,8 +91,7 @@ class Turn {
       this.open.set(call.toolCallId, { name: call.name, input });
       this.emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input, answer });
       if (answer.kind === 'result') {
-        const result: ToolMessage = { role: 'tool', toolCallId: call.toolCallId, content: answer.content };
-        placeToolResult(this.messages, answer.isError ? { ...result, isError: true } : result);
+        if (!this.placedEarly) placeToolResult(this.messages, answerResult(call.toolCallId, answer));
       } else if (answer.granted) {
         granted.push({ toolCallId: call.toolCallId, name: call.name, input });
       } else {
@@ -108,15 +107,16 @@ class Turn {
   private appendNewMessages(): void {
     for (const message of this.input.newMessages) {
       this.emit({ type: 'input-message', message });
-      if (!this.newMessagesIn) this.messages.push(message);
+      if (!this.placedEarly) this.messages.push(message);
     }
   }
 
-  /** The first step's request, sent before the turn tells anything where it may (`first-call.ts`); the new messages go in first, where `appendNewMessages` puts them. */
+  /** The first step's request, sent before the turn tells anything where it may (`first-call.ts`); the client's results and the new messages go in first, where phases 1 and 2 put them. */
   private sendFirst(): FirstCall | undefined {
-    if (!this.deps.opening || this.input.answers.length > 0) return undefined;
+    if (!this.deps.opening || this.input.answers.some(({ answer }) => answer.kind !== 'result')) return undefined;
+    for (const { call, answer } of this.input.answers) if (answer.kind === 'result') placeToolResult(this.messages, answerResult(call.toolCallId, answer));
     this.messages.push(...this.input.newMessages);
-    this.newMessagesIn = true;
+    this.placedEarly = true;
     return sendFirstCall(this.input, this.deps, this.context, (system, tools, prompt, offerTools) => this.callOptions(1, system, tools, prompt, offerTools));
   }
 

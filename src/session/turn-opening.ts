@@ -1,8 +1,8 @@
 /**
  * When a turn stores what it opens with: a new session's tables, the turn's row (and its
  * Idempotency-Key), the rules its answers bring. All of it before the turn's first event reaches
- * anyone (docs/decisions.md, 43), and, for a plain turn (a session's first among them), after its
- * first model request has left: the loop sends that request, then awaits the opening (`TurnDeps.opening`), which
+ * anyone (docs/decisions.md, 43), and, for a plain turn or one with a client's results (a session's
+ * first among them), after its first model request has left: the loop sends that request, then awaits the opening (`TurnDeps.opening`), which
  * waits one task, so that the request is on its way, and writes. A Durable Object sends nothing while
  * a write of its own is unconfirmed, so written first, they held the request for their commit; written
  * after, they are confirmed while the model takes its time to a first token (bench/PROFILE.md, "The

@@ -1,14 +1,15 @@
 /**
  * The first model request sent before the host's opening (src/agent/first-call.ts, `TurnDeps.opening`):
- * where it may go first, the provider is asked before the opening, the turn tells nothing until the
- * opening is done, and the step reads that request's answer (the model is asked once); where it may
- * not (answers to resume, a prompt past its budget, a quota), the opening comes first and the model
+ * where it may go first (a client's results to place included), the provider is asked before the
+ * opening, the turn tells nothing until the opening is done, and the step reads that request's answer
+ * (the model is asked once); where it may not (an answer that runs or denies a call, a prompt past its
+ * budget, a quota), the opening comes first and the model
  * after; an opening that fails ends the turn with no event and lets the request go.
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
 import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
-import type { ModelProvider, ModelStreamPart } from '../../src/providers/types';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
 import { loopDeps, loopInput } from '../helpers/loop';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,11 +53,25 @@ describe('the first model request, sent before the opening', () => {
     expect(marks).toContain('text-delta');
   });
 
-  it('opens first, and asks the model after its events, when answers come first', async () => {
+  it('sends first with a client’s results too, placed as the turn places them: after their call, before the new messages', async () => {
     const { marks, provider } = timeline();
+    const asked: ModelRequest[] = [];
+    const watched: ModelProvider = { stream: (request) => (asked.push(request), provider.stream(request)) };
     const call = { toolCallId: 'call_a', name: 'lookup', input: {}, awaiting: 'client' as const };
+    const history = [{ role: 'user' as const, content: 'look it up' }, { role: 'assistant' as const, content: [{ type: 'tool_use' as const, toolCallId: 'call_a', name: 'lookup', input: {} }] }];
+    const outcome = await runTurn(input({ history, answers: [{ call, answer: { kind: 'result', content: 'found', isError: false } }] }), deps(watched, marks, { opening: opening(marks) }));
+    expect(outcome.stopReason).toBe('end_turn');
+    expect(marks.slice(0, 4)).toEqual(['model asked', 'opening (sent: true)', 'opened', 'turn-start']);
+    expect(marks.slice(4, 6)).toEqual(['tool-answer', 'input-message']);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+  });
+
+  it('opens first, and asks the model after its events, when an answer is a permission (a call to run, or rules to store)', async () => {
+    const { marks, provider } = timeline();
+    const call = { toolCallId: 'call_a', name: 'lookup', input: {}, awaiting: 'permission' as const };
     const history = [{ role: 'assistant' as const, content: [{ type: 'tool_use' as const, toolCallId: 'call_a', name: 'lookup', input: {} }] }];
-    await runTurn(input({ history, answers: [{ call, answer: { kind: 'result', content: 'found', isError: false } }] }), deps(provider, marks, { opening: opening(marks) }));
+    await runTurn(input({ history, answers: [{ call, answer: { kind: 'permission', granted: false } }] }), deps(provider, marks, { opening: opening(marks) }));
     expect(marks.slice(0, 3)).toEqual(['opening (sent: false)', 'opened', 'turn-start']);
     expect(marks.indexOf('model asked')).toBeGreaterThan(marks.indexOf('model-call-start'));
   });

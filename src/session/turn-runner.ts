@@ -177,8 +177,9 @@ export class TurnRunner {
     const model = resolveModel(door.model, config, this.host.bindings);
 
     const turnId = door.queued?.turnId ?? newId('turn');
-    // A plain turn, or one with a client's results, stores its opening after its first model request (`turn-opening.ts`).
-    const late = answers.every(({ answer }) => answer.kind === 'result') && parent === undefined && !door.subagent;
+    // A plain turn, or one with a client's results, stores its opening after its first model request
+    // (`turn-opening.ts`); not a queued one, which left the queue in a write of this task.
+    const late = answers.every(({ answer }) => answer.kind === 'result') && parent === undefined && !door.subagent && !door.queued;
     const { sessionId, subagent, idempotency } = door;
     const opening = { sessionId, turnId, model: model.id, mode: request.stream, parent, answers, queued: door.queued !== undefined, ...(subagent ? { subagent } : {}), ...(idempotency ? { idempotency } : {}) };
     const { opening: open, opened } = openTurn(() => storeOpening(stores, opening), late);

@@ -126,7 +126,12 @@ describe('second messages under random interleavings', () => {
         const missing = accepted.filter((text) => !texts.includes(text));
         expect(missing.length).toBeLessThanOrEqual(cancelled + waiting);
       }),
-      { numRuns: 6 },
+      {
+        numRuns: 6,
+        // Found by this property: a queued turn's message lost to an eviction, when a queued turn stored
+        // what it opens with a task after it left the queue (docs/decisions.md, 43). Run every time.
+        examples: [[[{ seconds: [{ policy: 'enqueue', prompt: 'hello' }, { policy: 'interrupt', prompt: 'hello' }], cancelFirstQueued: false, evict: true }]]],
+      },
     );
     // Each step waits out a slow turn (about 1.5 s) and what it queued: minutes under a loaded CI.
   }, 180_000);

@@ -16,6 +16,7 @@ import { describeIssue } from '../lib/explain-issue';
 import { TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
+import { writeParameters } from '../tools/registry';
 import { cancelOnLeave } from './cancel-on-leave';
 import { claimsModern, discoverResult, LIST_CACHING, MODERN_BATCH, modernRefusal, unsupportedVersion, type ModernRefusal } from './mcp-modern';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from './read-json-body';
@@ -169,8 +170,7 @@ function listTools(server: McpServerInfo): { tools: Record<string, unknown>[] } 
 }
 
 function inputSchemaOf(tool: McpTool): Record<string, unknown> {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(z.object(tool.input), { io: 'input' }) as Record<string, unknown>;
-  return schema;
+  return writeParameters(z.object(tool.input));
 }
 
 /** A refusal of a request in the revision's own words (its status, the request's id, its error's code and data). */

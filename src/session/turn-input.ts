@@ -8,10 +8,10 @@ import type { SessionStores } from './store/stores';
 
 /** Bounded hydration: the latest summary and what came after it, never the whole history. */
 export function turnInput({ history, meta }: SessionStores, turnId: string, answers: ResolvedAnswer[], newMessages: TurnInput['newMessages'], request: TurnRequest): TurnInput {
-  // A session's first turn, whose opening (its tables) is stored after its first model request: nothing to read yet.
-  if (!meta.exists()) return { turnId, history: [], context: { calibration: 1 }, answers, newMessages, clientTools: request.tools ?? [] };
-  const compaction = history.compactions.latest();
-  const loaded = history.historyAfter(compaction?.upToSeq ?? 0);
+  // A session's first turn stores its tables after its first model request (turn-opening.ts): nothing to read yet.
+  const stored = meta.exists();
+  const compaction = stored ? history.compactions.latest() : undefined;
+  const loaded = stored ? history.historyAfter(compaction?.upToSeq ?? 0) : [];
   // What a provider refused once goes without its images and thinking from the start (agent/earlier-parts.ts).
   const refusedBefore = meta.partsRefusedBefore();
   return {

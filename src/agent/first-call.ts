@@ -21,10 +21,10 @@ export function systemFor(systemPrompt: string, offerTools: boolean): string {
 }
 
 /**
- * The first step's call, sent as the step would send it, when it may go first: the host waits for it
- * (`opening`), no answer runs anything first (the client's results are, with the new messages, in the
- * context's messages already), the user may call a model, and the prompt fits without compaction.
- * Undefined otherwise.
+ * The first step's call, sent as the step would send it, when it may go first. The loop asks only
+ * when the host waits for it (`opening`) and no answer runs anything first, with the client's results
+ * and the new messages in the context's messages already; it goes when the turn is not cancelled, the
+ * user may call a model, and the prompt fits without compaction. Undefined otherwise.
  */
 export function sendFirstCall(
   input: TurnInput,
@@ -32,7 +32,7 @@ export function sendFirstCall(
   context: ContextManager,
   options: (system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean) => ModelCallOptions,
 ): FirstCall | undefined {
-  if (!deps.opening || input.answers.some(({ answer }) => answer.kind !== 'result') || deps.signal.aborted || deps.quota?.()) return undefined;
+  if (deps.signal.aborted || deps.quota?.()) return undefined;
   try {
     const offerTools = deps.maxIterations >= 1;
     const system = systemFor(deps.systemPrompt, offerTools);

@@ -14,7 +14,9 @@
 // long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each
 // system with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The
 // dev server's inspector"). `MODEL=paced-5-10` has the stand-in take 10 ms before each delta, as a
-// model takes time to its first token (the default, `deltas-5`, answers at once). Kinds alternate in
+// model takes time to its first token (the default, `deltas-5`, answers at once); `MODEL=tool-then-5`
+// (or `tool-then-5-10`) has it call a tool first, so the first text event comes after a tool's step
+// and a second model request. Kinds alternate in
 // a new random order each round; medians, the first 30 rounds left out. Each request's runtime CPU is
 // printed too. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';

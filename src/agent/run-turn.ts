@@ -5,16 +5,18 @@
  * format listen there. Once it told its start it never throws: every ending is one `turn-stop`; the
  * host's opening failing (`TurnDeps.opening`) ends it before, with no event.
  */
-import type { HistoryMessage, ToolMessage } from '../api/content';
+import type { HistoryMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
-import type { AgentEvent, Emit, ModelCallUsage, PendingToolCall, StopReason, TurnError } from './events';
+import type { AgentEvent, Emit, ModelCallUsage, StopReason, TurnError } from './events';
 import { answerResult, assistantMessage, placeToolResult, usedToolCallIds } from './history';
 import type { AssembledToolCall, ToolCallIds } from './block-assembler';
 import { callModel, type ModelCallOptions, type SentCall } from './model-call';
-import { sendFirstCall, systemFor, type FirstCall } from './first-call';
+import { sendEarlyCall, systemFor, type EarlyCall } from './early-call';
+import { HeldEvents } from './held-events';
 import { ContextManager, type Prompt } from './context/context-manager';
-import { classifyCall, executionOf, toolSpecs } from './classify-call';
-import { denialText, INTERRUPTED_TEXT, runServerTools, type ServerCall } from './tool-phase';
+import { executionOf, toolSpecs } from './classify-call';
+import { INTERRUPTED_TEXT } from './tool-phase';
+import { takeAnswers, takeToolCalls, type ToolStepTurn } from './tool-step';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
 import { addUsage, emptyUsage } from './usage';
 
@@ -36,12 +38,17 @@ class Turn {
   private maxIterationsReached = false;
   /** The client's results and the new messages are in `messages` already (put there for a first call sent early). */
   private placedEarly = false;
+  /** The call sent ahead of its step (`early-call.ts`), let go if the step never reads it. */
+  private early: EarlyCall | undefined;
+  /** What a step that runs tools tells, held for the next step's request to go first (`held-events.ts`). */
+  private readonly held: HeldEvents;
 
   constructor(
     private readonly input: TurnInput,
     private readonly deps: TurnDeps,
   ) {
     this.messages = [...input.history];
+    this.held = new HeldEvents(deps.emit);
     this.context = new ContextManager(this.messages, {
       model: deps.model,
       settings: deps.context,
@@ -58,49 +65,30 @@ class Turn {
     if (event.type === 'tool-execution-end' || (event.type === 'tool-answer' && event.answer.kind === 'result')) {
       this.open.delete(event.toolCallId);
     }
-    this.deps.emit(event);
+    this.held.emit(event);
   };
 
   async run(): Promise<TurnOutcome> {
     // The first model request goes before the host's opening writes, where it can: they would hold it.
-    const first = this.sendFirst();
-    if (this.deps.opening) await this.deps.opening(first !== undefined).catch((error: unknown) => (first?.call.close(), Promise.reject(error)));
+    this.early = this.sendFirst();
+    if (this.deps.opening) await this.deps.opening(this.early !== undefined).catch((error: unknown) => (this.early?.call.close(), Promise.reject(error)));
     this.emit({ type: 'turn-start', turnId: this.input.turnId, model: this.deps.model.id, at: this.deps.now() });
     let outcome: TurnOutcome;
     try {
-      await this.resumePendingCalls();
+      // Phase 1: the answers to the calls the previous turn left pending, in call order.
+      await takeAnswers(this.input.answers, this.toolStep(), this.placedEarly);
       this.appendNewMessages();
-      outcome = this.deps.signal.aborted ? this.cancelled() : await this.runSteps(first);
+      outcome = this.deps.signal.aborted ? this.cancelled() : await this.runSteps();
     } catch (cause) {
       // A bug, not a model or tool failure (those are values): end the turn cleanly all the same.
       console.error('turn failed', this.input.turnId, cause);
       outcome = this.stop('error', { code: 'internal_error', message: 'The server failed during the turn.' });
     }
-    if (first && !first.taken) first.call.close();
+    this.letEarlyGo();
+    this.held.release();
     if (outcome.stopReason === 'error') this.closeOpenCalls();
     this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, at: this.deps.now(), calibration: this.context.calibration, ...(this.earlierParts.dropped && { earlierPartsLeftOut: true }) });
     return outcome;
-  }
-
-  // Phase 1: the answers to the calls the previous turn left pending, in call order.
-  private async resumePendingCalls(): Promise<void> {
-    const granted: ServerCall[] = [];
-    for (const { call, answer } of this.input.answers) {
-      // A granted call may run with arguments the user edited.
-      const input = answer.kind === 'permission' && answer.granted && answer.input ? answer.input : call.input;
-      this.open.set(call.toolCallId, { name: call.name, input });
-      this.emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input, answer });
-      if (answer.kind === 'result') {
-        if (!this.placedEarly) placeToolResult(this.messages, answerResult(call.toolCallId, answer));
-      } else if (answer.granted) {
-        granted.push({ toolCallId: call.toolCallId, name: call.name, input });
-      } else {
-        const content = denialText(answer.reason);
-        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: this.deps.now() });
-        placeToolResult(this.messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
-      }
-    }
-    for (const result of await this.runTools(granted)) placeToolResult(this.messages, result);
   }
 
   // Phase 2: the request's own user and system messages.
@@ -111,32 +99,37 @@ class Turn {
     }
   }
 
-  /** The first step's request, sent before the turn tells anything where it may (`first-call.ts`); the client's results and the new messages go in first, where phases 1 and 2 put them. */
-  private sendFirst(): FirstCall | undefined {
+  /** The first step's request, sent before the turn tells anything where it may (`early-call.ts`); the client's results and the new messages go in first, where phases 1 and 2 put them. */
+  private sendFirst(): EarlyCall | undefined {
     if (!this.deps.opening || this.input.answers.some(({ answer }) => answer.kind !== 'result')) return undefined;
     for (const { call, answer } of this.input.answers) if (answer.kind === 'result') placeToolResult(this.messages, answerResult(call.toolCallId, answer));
     this.messages.push(...this.input.newMessages);
     this.placedEarly = true;
-    return sendFirstCall(this.input, this.deps, this.context, (system, tools, prompt, offerTools) => this.callOptions(1, system, tools, prompt, offerTools));
+    return this.sendEarly(1);
+  }
+
+  private sendEarly(step: number): EarlyCall | undefined {
+    return sendEarlyCall(step, this.input, this.deps, this.context, (system, tools, prompt, offerTools) => this.callOptions(step, system, tools, prompt, offerTools));
   }
 
   // Phase 3: steps until a stop.
-  private async runSteps(first?: FirstCall): Promise<TurnOutcome> {
+  private async runSteps(): Promise<TurnOutcome> {
     for (let step = 1; ; step++) {
-      if (this.deps.signal.aborted) return this.cancelled();
-      // A spent budget stops the turn between steps: the history is whole, and the next request goes on.
-      const spent = this.usage.inputTokens + this.usage.outputTokens;
-      if (step > 1 && this.deps.tokenBudget !== undefined && spent >= this.deps.tokenBudget) {
-        const message = `The turn spent its token budget (${spent} of ${this.deps.tokenBudget} tokens); send the next request to go on.`;
-        return this.stop('max_tokens', { code: 'budget_spent', message });
-      }
+      const stop = this.deps.signal.aborted ? this.cancelled() : this.budgetSpent(step);
+      if (stop) return stop;
       const offerTools = step <= this.deps.maxIterations;
       if (!offerTools) {
         this.maxIterationsReached = true;
         this.emit({ type: 'iteration-limit', maxIterations: this.deps.maxIterations, step });
       }
       this.emit({ type: 'step-start', step });
-      const outcome = await this.runStep(step, offerTools, step === 1 ? first : undefined);
+      const outcome = await this.runStep(step, offerTools, this.early);
+      this.letEarlyGo();
+      if (!outcome && this.held.holding) {
+        await this.sendNext(step + 1);
+        continue;
+      }
+      this.held.release();
       this.emit({ type: 'step-end', step });
       // Messages steered in while the step ran join the turn here, after its tool results; an answer
       // that would have ended the turn gets one more model call for them. Any other ending leaves
@@ -144,6 +137,35 @@ class Turn {
       if ((!outcome || outcome.stopReason === 'end_turn') && this.takeSteered()) continue;
       if (outcome) return outcome;
     }
+  }
+
+  /** A spent budget stops the turn between steps: the history is whole, and the next request goes on. */
+  private budgetSpent(step: number): TurnOutcome | undefined {
+    const spent = this.usage.inputTokens + this.usage.outputTokens;
+    if (step === 1 || this.deps.tokenBudget === undefined || spent < this.deps.tokenBudget) return undefined;
+    return this.stop('max_tokens', { code: 'budget_spent', message: `The turn spent its token budget (${spent} of ${this.deps.tokenBudget} tokens); send the next request to go on.` });
+  }
+
+  /**
+   * After a step that ran its tools, with what it told held: the next step's request goes first
+   * where it may (the steered messages in it), then, a task later (`requestSent`), what was held is
+   * told, the step's end and the steered messages, as the loop tells them when nothing is held.
+   */
+  private async sendNext(step: number): Promise<void> {
+    const held = this.held.take();
+    const steered = this.deps.steering?.take() ?? [];
+    this.messages.push(...steered);
+    this.early = this.budgetSpent(step) ? undefined : this.sendEarly(step);
+    if (this.early) await this.deps.requestSent?.();
+    for (const event of held) this.deps.emit(event);
+    this.emit({ type: 'step-end', step: step - 1 });
+    for (const message of steered) this.emit({ type: 'input-message', message });
+  }
+
+  /** The call sent ahead of a step that did not read it (a cancel, a failure) is let go. */
+  private letEarlyGo(): void {
+    if (this.early && !this.early.taken) this.early.call.close();
+    this.early = undefined;
   }
 
   private takeSteered(): boolean {
@@ -155,19 +177,19 @@ class Turn {
     return steered.length > 0;
   }
 
-  /** One model call and its tools; returns the turn's outcome when the turn ends here. `first`: its call, sent already. */
-  private async runStep(step: number, offerTools: boolean, first?: FirstCall): Promise<TurnOutcome | undefined> {
-    const system = first?.system ?? systemFor(this.deps.systemPrompt, offerTools);
+  /** One model call and its tools; returns the turn's outcome when the turn ends here. `early`: its call, sent already. */
+  private async runStep(step: number, offerTools: boolean, early?: EarlyCall): Promise<TurnOutcome | undefined> {
+    const system = early?.system ?? systemFor(this.deps.systemPrompt, offerTools);
     // Past the tool rounds the tools still go, uncallable: a history of calls needs them (`ModelRequest`).
-    const tools = first?.tools ?? toolSpecs(this.deps.tools, this.input.clientTools);
+    const tools = early?.tools ?? toolSpecs(this.deps.tools, this.input.clientTools);
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
-    const quota = first ? undefined : this.deps.quota?.();
+    const quota = early ? undefined : this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);
-    const prompt = first?.prompt ?? (await this.context.fit(system, tools));
+    const prompt = early?.prompt ?? (await this.context.fit(system, tools));
     if (this.deps.signal.aborted) return this.cancelled();
     if (!prompt) return this.contextFull();
-    if (first) first.taken = true;
-    let result = await this.callModel(step, system, tools, prompt, offerTools, first?.call);
+    if (early) early.taken = true;
+    let result = await this.callModel(step, system, tools, prompt, offerTools, early?.call);
     if (!result.ok && result.error.code === 'context_overflow') {
       // The provider counts differently from our estimate: compact harder, and try once more.
       await this.context.compactHarder(system, tools, prompt.estimatedTokens, result.window);
@@ -206,6 +228,8 @@ class Turn {
 
   private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean, sent?: SentCall) {
     const result = await callModel({ ...this.callOptions(step, system, tools, prompt, offerTools), ...(sent ? { sent } : {}) });
+    // A step that will run tools holds what it tells from here on, for the next request to go first.
+    if (this.deps.requestSent && offerTools && result.ok && result.toolCalls.length > 0) this.held.hold();
     this.spent({ model: this.deps.model.id, usage: result.usage });
     this.context.observe(prompt.estimatedTokens, result.usage.inputTokens);
     return result;
@@ -245,39 +269,15 @@ class Turn {
   }
 
   private async handleToolCalls(calls: AssembledToolCall[]): Promise<TurnOutcome | undefined> {
-    const inline: ServerCall[] = [];
-    const waiting: PendingToolCall[] = [];
-    for (const call of calls) {
-      const execution = classifyCall(call, this.input.clientTools, this.deps.tools, this.deps.rules);
-      this.open.set(call.toolCallId, { name: call.name, input: call.input });
-      this.emit({ type: 'tool-call', toolCallId: call.toolCallId, name: call.name, input: call.input, execution });
-      if (execution === 'denied') {
-        const content = 'Tool call denied by a permission rule of this session.';
-        this.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: this.deps.now() });
-        placeToolResult(this.messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
-      } else if (execution === 'client' || execution === 'untrusted') {
-        waiting.push({
-          toolCallId: call.toolCallId,
-          name: call.name,
-          input: call.input,
-          awaiting: execution === 'client' ? 'client' : 'permission',
-        });
-      } else {
-        inline.push(call);
-      }
-    }
-    for (const result of await this.runTools(inline)) placeToolResult(this.messages, result);
+    const waiting = await takeToolCalls(calls, this.toolStep());
     if (this.deps.signal.aborted) return this.cancelled();
-    if (waiting.length > 0) {
-      this.emit({ type: 'turn-suspend', pending: waiting });
-      return this.stop('tool_use');
-    }
-    return undefined;
+    if (waiting.length === 0) return undefined;
+    this.emit({ type: 'turn-suspend', pending: waiting });
+    return this.stop('tool_use');
   }
 
-  private runTools(calls: ServerCall[]): Promise<ToolMessage[]> {
-    const { tools, toolContext: context, signal, toolTimeoutMs: timeoutMs, toolConcurrency: concurrency } = this.deps;
-    return calls.length === 0 ? Promise.resolve([]) : runServerTools(calls, { tools, context, signal, emit: this.emit, timeoutMs, ...(concurrency !== undefined ? { concurrency } : {}) });
+  private toolStep(): ToolStepTurn {
+    return { input: this.input, deps: this.deps, emit: this.emit, messages: this.messages, open: this.open };
   }
 
   /** Every call still open gets an error result, so the history never holds an unanswered call. */

@@ -52,7 +52,11 @@ export type TurnDeps = {
   rules?: PermissionRule[];
   /** Tokens (input and output) the turn may spend before it stops for the go-ahead of a next request. */
   tokenBudget?: number;
-  /** Each model call's usage as it is spent (a summary's included), for whoever counts it beyond the turn. */
+  /**
+   * Each model call's usage as it is spent (a summary's included), for whoever counts it beyond the
+   * turn: told at once, never held (a tool may read the user's totals), so a host that writes it
+   * writes it after the task, where it would hold a request sent early (`requestSent`).
+   */
   spent?: (call: ModelCallUsage) => void;
   /** Before each model call: an error when the user may call no model now (a daily quota), which stops the turn. */
   quota?: () => TurnError | undefined;
@@ -65,6 +69,12 @@ export type TurnDeps = {
    * A rejection ends the turn before any event.
    */
   opening?: (sent: boolean) => Promise<void>;
+  /**
+   * The host's wait after a later step's request went before what the step that ran its tools told
+   * (its assistant message, the tools' results: held until then, `held-events.ts`), so that the writes
+   * those make, after it, do not hold the request. Unset: nothing is held. Never rejects.
+   */
+  requestSent?: () => Promise<void>;
 };
 
 export type TurnOutcome = {

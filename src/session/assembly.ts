@@ -26,6 +26,7 @@ import { TurnRunner, type Door } from './turn-runner';
 import { admit, type Session } from './turns-door';
 import { UserLink } from './user-link';
 import { Schedules } from './schedules';
+import { TaskEnd } from './task-end';
 import { Webhooks } from './webhooks';
 import { emptyUsage } from '../agent/usage';
 
@@ -48,7 +49,10 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const toolsets = new Toolsets();
   const hub = new SocketHub(ctx);
   const parts = { stores, hub, outbox } as SessionParts;
+  const taskEnd = new TaskEnd();
+  const afterThisTask = () => taskEnd.wait();
   const users = new UserLink({
+    afterThisTask,
     stores,
     outbox,
     user: () => userObject(env, owner),
@@ -80,6 +84,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
       const refusal = users.refusal();
       if (refusal) throw quotaError(refusal);
     },
+    afterThisTask,
     quota: () => users.quotaError(),
     spent: (call) => users.spent(call),
     started: (sessionId, followed) => {

@@ -20,8 +20,8 @@ export type Opening = {
   opened: Promise<void>;
 };
 
-/** `write` now (`late` false), or when the loop opens the turn, a task after its first request. */
-export function openTurn(write: () => void, late: boolean): Opening {
+/** `write` now (`late` false), or when the loop opens the turn, a task after its first request (`afterThisTask`, `task-end.ts`). */
+export function openTurn(write: () => void, late: boolean, afterThisTask: () => Promise<void>): Opening {
   if (!late) {
     write();
     return { opened: Promise.resolve() };
@@ -34,7 +34,7 @@ export function openTurn(write: () => void, late: boolean): Opening {
     opened,
     opening: async (sent) => {
       try {
-        if (sent) await new Promise((resolve) => setTimeout(resolve, 0));
+        if (sent) await afterThisTask();
         write();
         settle.resolve();
       } catch (error) {

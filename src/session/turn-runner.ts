@@ -60,6 +60,8 @@ export interface RunnerHost {
   readonly stores: SessionStores;
   readonly bindings: ProviderBindings;
   config(): Config;
+  /** Resolves in the object's next task, shared with all who wait for it (`task-end.ts`). */
+  afterThisTask(): Promise<void>;
   /** The server tools for a turn (MCP lists may need a fetch); closed when the turn ends. */
   tools(subagent: boolean): Promise<Toolset>;
   /** The listener every turn gets, whichever door started it (the session's sockets). */
@@ -72,10 +74,7 @@ export interface RunnerHost {
   admitted(): Promise<void>;
   quota(): TurnError | undefined;
   spent(call: ModelCallUsage): void;
-  /**
-   * A turn started (keep the object awake, tell the user's list); `followed` is false only for one nobody
-   * follows as it starts (`Prefer: respond-async`; a queued turn got its keepalive when queued).
-   */
+  /** A turn started (keep the object awake, tell the user's list); `followed`: false only for one nobody follows as it starts (respond-async). */
   started(sessionId: string, followed: boolean): void;
   /** The turn's end is about to be told: the user's list learns it first (read your writes); then it ended. */
   settling(sessionId: string): Promise<void>;
@@ -182,7 +181,7 @@ export class TurnRunner {
     const late = answers.every(({ answer }) => answer.kind === 'result') && parent === undefined && !door.subagent && !door.queued;
     const { sessionId, subagent, idempotency } = door;
     const opening = { sessionId, turnId, model: model.id, mode: request.stream, parent, answers, queued: door.queued !== undefined, ...(subagent ? { subagent } : {}), ...(idempotency ? { idempotency } : {}) };
-    const { opening: open, opened } = openTurn(() => storeOpening(stores, opening), late);
+    const { opening: open, opened } = openTurn(() => storeOpening(stores, opening), late, () => this.host.afterThisTask());
     const rules = stores.side.rules();
     const output = new TurnOutput(createTurnRecorder(stores, turnId), new TurnEventLog(stores.turns, turnId), () => this.host.settling(door.sessionId));
     output.add(this.host.sessionListener(door, config));
@@ -215,6 +214,7 @@ export class TurnRunner {
       steering: { take: () => this.takeSteered(inbox) },
       spent: (call) => this.host.spent(call),
       quota: () => this.host.quota(),
+      requestSent: () => this.host.afterThisTask(),
     })
       .catch((cause: unknown) => {
         console.error('turn crashed', turnId, cause);

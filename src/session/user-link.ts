@@ -27,6 +27,8 @@ export type UserLinkHost = {
   outbox: Outbox;
   user(): UserReports;
   settings(): UserSettings;
+  /** Resolves in the object's next task, shared with all who wait for it (`task-end.ts`). */
+  afterThisTask(): Promise<void>;
   /** Asks the alarm to fire by `at`, to send again. */
   wake(at: number): void;
   /** Whether the alarm fires by `at`, or is about to be set to (it sends, and deletes what was sent). */
@@ -61,24 +63,29 @@ export class UserLink {
   private known: DayTotals | undefined;
   /** Usage written to the outbox and not yet taken, by row id: the quota counts it already. */
   private readonly unsent = new Map<number, Spent>();
+  /** Usage counted and not yet written to the outbox: written at the end of its task, or before a send. */
+  private unstored: { report: Extract<Report, { kind: 'usage' }>; spent: Spent }[] = [];
   /** One send at a time; what is added meanwhile goes in the next. A storage gone with its object (a reset) fails it too: the next instance sends. */
   private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
   private startTimer: ReturnType<typeof setTimeout> | null = null;
-  private soonTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A send waits for the end of this task (`sendSoon`). */
+  private soon = false;
   /** The next send serves a turn's end: what it sends is deleted later, not in a commit of its own. */
   private sweepLater = false;
 
   constructor(private readonly host: UserLinkHost) {}
 
   /**
-   * A model call's usage: counted at once, and reported once the task that made the call has run
-   * out. A turn whose last call ends it tells its end in that same task, so the usage goes with the
-   * turn's entry, in one report; a turn that goes on (a tool, a permission) sends it meanwhile.
+   * A model call's usage: counted at once, and written to the outbox and reported once the task that
+   * made the call has run out. Written in that task, it held a next model request the loop sends in
+   * it (`TurnDeps.requestSent`) for its commit. A turn whose last call ends it tells its end in that
+   * same task, so the usage is written with the turn's entry and goes in one report with it; a turn
+   * that goes on (a tool, a permission) sends it meanwhile.
    */
   spent(call: ModelCallUsage, at = Date.now()): void {
     const costUsd = costOf(this.host.settings().prices, call.model, call.usage);
-    const id = this.host.outbox.add({ kind: 'usage', id: newId('use'), at, model: call.model, usage: call.usage, costUsd });
-    this.unsent.set(id, { date: utcDay(at), tokens: call.usage.inputTokens + call.usage.outputTokens, costUsd: costUsd ?? 0 });
+    const report = { kind: 'usage' as const, id: newId('use'), at, model: call.model, usage: call.usage, costUsd };
+    this.unstored.push({ report, spent: { date: utcDay(at), tokens: call.usage.inputTokens + call.usage.outputTokens, costUsd: costUsd ?? 0 } });
     this.sendSoon();
   }
 
@@ -115,6 +122,7 @@ export class UserLink {
   changed(sessionId: string, running = this.host.running()): void {
     const { meta } = this.host.stores;
     if (!meta.exists()) return;
+    this.store();
     this.host.outbox.putEntry((version) => ({ kind: 'session', generation: meta.generation(), version, entry: entryOf(this.host.stores, sessionId, running) }));
     this.send();
   }
@@ -122,6 +130,7 @@ export class UserLink {
   /** The session was erased (its storage too, but for this report): its entry leaves the list. */
   deleted(sessionId: string, generation: number): void {
     this.unsent.clear();
+    this.unstored = [];
     this.host.outbox.add({ kind: 'deleted', sessionId, generation });
     this.send();
   }
@@ -149,7 +158,7 @@ export class UserLink {
   totals(now = Date.now()): DayTotals {
     const today = utcDay(now);
     const totals = this.known?.date === today ? { ...this.known } : { date: today, tokens: 0, costUsd: 0 };
-    for (const spent of this.unsent.values()) {
+    for (const spent of [...this.unsent.values(), ...this.unstored.map((unstored) => unstored.spent)]) {
       if (spent.date !== today) continue;
       totals.tokens += spent.tokens;
       totals.costUsd += spent.costUsd;
@@ -163,7 +172,7 @@ export class UserLink {
    */
   async prepare(): Promise<void> {
     if (!hasQuota(this.host.settings()) || this.known?.date === utcDay(Date.now())) return;
-    if (this.host.outbox.size() > 0) return void (await this.sendNow());
+    if (this.host.outbox.size() > 0 || this.unstored.length > 0) return void (await this.sendNow());
     try {
       this.learn(await this.host.user().today());
     } catch (error) {
@@ -185,18 +194,29 @@ export class UserLink {
 
   /** Sends what waits now and deletes what was sent (the alarm's part); resolves once the send ended, well or not. */
   sendNow(): Promise<void> {
+    this.store();
     return this.sending.now();
   }
 
   private send(): void {
-    clearTimeout(this.soonTimer);
-    this.soonTimer = null;
+    this.soon = false;
+    this.store();
     this.sending.kick();
   }
 
-  /** A send after the current task: whatever else the task adds goes in the same report. */
+  /** The usage counted and not yet written, written to the outbox (before what the same task puts there after). */
+  private store(): void {
+    for (const { report, spent } of this.unstored.splice(0)) this.unsent.set(this.host.outbox.add(report), spent);
+  }
+
+  /**
+   * A send after the current task: whatever else the task adds goes in the same report, and the
+   * usage is written in the task a turn's held events are written in (one commit, `task-end.ts`).
+   */
   private sendSoon(): void {
-    this.soonTimer ??= setTimeout(() => this.send(), 0);
+    if (this.soon) return;
+    this.soon = true;
+    void this.host.afterThisTask().then(() => this.soon && this.send());
   }
 
   /** One batch of the outbox; a failure waits for the alarm, with a backoff. */

@@ -1,15 +1,21 @@
 /**
- * The first model request sent before the host's opening (src/agent/first-call.ts, `TurnDeps.opening`):
+ * A step's model request sent early (src/agent/early-call.ts). The first before the host's opening (`TurnDeps.opening`):
  * where it may go first (a client's results to place included), the provider is asked before the
  * opening, the turn tells nothing until the opening is done, and the step reads that request's answer
  * (the model is asked once); where it may not (an answer that runs or denies a call, a prompt past its
  * budget, a quota), the opening comes first and the model
- * after; an opening that fails ends the turn with no event and lets the request go.
+ * after; an opening that fails ends the turn with no event and lets the request go. A later step's
+ * before what the step that ran its tools told (`TurnDeps.requestSent`, src/agent/held-events.ts):
+ * that is held to the end of its task, and told, in order, once the request went.
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
 import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
+import type { UserMessage } from '../../src/api/content';
+import type { ServerTool } from '../../src/tools/types';
+import { createToolRegistry } from '../../src/tools/registry';
+import * as z from '../../src/lib/zod';
 import { loopDeps, loopInput } from '../helpers/loop';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -116,5 +122,144 @@ describe('the first model request, sent before the opening', () => {
     await runTurn(input(), deps(provider, marks));
     expect(marks[0]).toBe('turn-start');
     expect(marks.indexOf('model asked')).toBeGreaterThan(marks.indexOf('model-call-start'));
+  });
+});
+
+/** A model that calls `lookup` on its first call and answers text on every later one, each call marked. */
+function toolTimeline() {
+  const marks: string[] = [];
+  const asked: ModelRequest[] = [];
+  const provider: ModelProvider = {
+    async *stream(request) {
+      asked.push(request);
+      marks.push(`model asked (${asked.length})`);
+      const call = asked.length === 1;
+      try {
+        await sleep(1);
+        yield call
+          ? [{ type: 'tool-call-delta', index: 0, id: 'call_a', name: 'lookup', argumentsDelta: '{}' }, { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } }, { type: 'finish', reason: 'tool_use' }]
+          : [{ type: 'text-delta', delta: 'done' }, { type: 'finish', reason: 'end_turn' }];
+      } finally {
+        marks.push(`model let go (${asked.length})`);
+      }
+    },
+  };
+  return { marks, asked, provider };
+}
+
+/** `lookup`, a trusted server tool that answers at once, or after `ms` (a task or more later). */
+function lookup(ms = 0) {
+  const tool: ServerTool<Record<string, never>> = {
+    name: 'lookup',
+    description: 'looks up',
+    trust: true,
+    inputSchema: z.strictObject({}),
+    async execute() {
+      if (ms > 0) await sleep(ms);
+      return 'found';
+    },
+  };
+  return createToolRegistry([tool]);
+}
+
+/** The host's wait after the request, as the session's (a task). */
+const requestSent = (marks: string[]) => async () => {
+  marks.push('request sent');
+  await sleep(0);
+};
+
+const toolDeps = (marks: string[], provider: ModelProvider, overrides: Partial<TurnDeps> = {}) =>
+  deps(provider, marks, { tools: lookup(), requestSent: requestSent(marks), spent: (call) => marks.push(`spent ${call.usage.inputTokens}`), ...overrides });
+
+describe('a later step’s request, sent before the events of the step that ran its tools', () => {
+  it('asks the model again before the step’s events are told, then tells them in their order (the usage at once)', async () => {
+    const { marks, asked, provider } = toolTimeline();
+    const outcome = await runTurn(input(), toolDeps(marks, provider));
+    expect(outcome.stopReason).toBe('end_turn');
+    expect(asked).toHaveLength(2);
+    const second = marks.indexOf('model asked (2)');
+    expect(marks.indexOf('spent 10')).toBeLessThan(second);
+    expect(marks.slice(second, second + 8)).toEqual([
+      'model asked (2)',
+      'request sent',
+      'assistant-message',
+      'tool-call',
+      'tool-execution-start',
+      'tool-execution-end',
+      'step-end',
+      'step-start',
+    ]);
+    expect(marks.slice(second + 8, second + 10)).toEqual(['model-call-start', 'text-start']);
+    expect(asked[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+
+  it('tells at once what came in an earlier task than the request: a tool that takes its time is seen to run', async () => {
+    const { marks, provider } = toolTimeline();
+    await runTurn(input(), toolDeps(marks, provider, { tools: lookup(5) }));
+    const second = marks.indexOf('model asked (2)');
+    expect(marks.indexOf('tool-execution-start')).toBeLessThan(second);
+    expect(marks.indexOf('assistant-message')).toBeLessThan(second);
+    expect(marks.indexOf('tool-execution-end')).toBeGreaterThan(second);
+  });
+
+  it('holds nothing when the host does not wait (`requestSent` unset): the events, then the request', async () => {
+    const { marks, provider } = toolTimeline();
+    await runTurn(input(), deps(provider, marks, { tools: lookup() }));
+    expect(marks.indexOf('model asked (2)')).toBeGreaterThan(marks.lastIndexOf('model-call-start'));
+    expect(marks.indexOf('tool-execution-end')).toBeLessThan(marks.lastIndexOf('model-call-start'));
+  });
+
+  it('asks the quota first: a user the first call took over it is not asked of again', async () => {
+    const { marks, asked, provider } = toolTimeline();
+    let told = 0;
+    const quota = () => (told > 0 ? { code: 'quota_exceeded', message: 'over' } : undefined);
+    const outcome = await runTurn(input(), toolDeps(marks, provider, { spent: () => void told++, quota }));
+    expect(asked).toHaveLength(1);
+    expect(outcome.error?.code).toBe('quota_exceeded');
+    expect(marks).not.toContain('request sent');
+  });
+
+  it('sends nothing early past the token budget: the turn stops there, as it would have', async () => {
+    const { marks, asked, provider } = toolTimeline();
+    const outcome = await runTurn(input(), toolDeps(marks, provider, { tokenBudget: 15 }));
+    expect(asked).toHaveLength(1);
+    expect(outcome.error?.code).toBe('budget_spent');
+    expect(marks).toContain('tool-execution-end');
+  });
+
+  it('puts the messages steered in meanwhile in the request, told after the step’s end', async () => {
+    const { marks, asked, provider } = toolTimeline();
+    const waiting: UserMessage[] = [{ role: 'user', content: 'and also' }];
+    await runTurn(input(), toolDeps(marks, provider, { steering: { take: () => waiting.splice(0) } }));
+    expect(asked[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    const end = marks.indexOf('step-end');
+    expect(marks.slice(end, end + 3)).toEqual(['step-end', 'input-message', 'step-start']);
+  });
+
+  it('a cancel while the host waits lets the request go, and ends the turn with every event told', async () => {
+    const { marks, provider } = toolTimeline();
+    const controller = new AbortController();
+    const cancelling = async () => {
+      marks.push('request sent');
+      controller.abort();
+    };
+    const outcome = await runTurn(input(), toolDeps(marks, provider, { requestSent: cancelling, signal: controller.signal }));
+    expect(outcome.error?.code).toBe('cancelled');
+    await sleep(10);
+    expect(marks).toContain('model let go (2)');
+    expect(marks.filter((mark) => mark === 'step-start')).toHaveLength(1);
+    expect(marks.filter((mark) => !mark.startsWith('model ')).slice(-3)).toEqual(['tool-execution-end', 'step-end', 'turn-stop']);
+  });
+
+  it('a host whose listener throws at the end of a task ends the turn as an error, never an unhandled one', async () => {
+    const { marks, provider } = toolTimeline();
+    const emit = (event: AgentEvent) => {
+      marks.push(event.type);
+      if (event.type === 'tool-execution-start') throw new Error('storage failed');
+    };
+    const outcome = await runTurn(input(), loopDeps(provider, emit, { tools: lookup(5), requestSent: requestSent(marks) }));
+    expect(outcome.error?.code).toBe('internal_error');
+    expect(marks).not.toContain('model asked (2)');
+    expect(marks.at(-1)).toBe('turn-stop');
   });
 });

@@ -4,7 +4,13 @@
  * the writes (a write in the same task would hold it); the launcher's promise settles with the writes.
  */
 import { describe, expect, it } from 'vitest';
-import { openTurn } from '../../src/session/turn-opening';
+import { TaskEnd } from '../../src/session/task-end';
+import { openTurn as openWith } from '../../src/session/turn-opening';
+
+const openTurn = (write: () => void, late: boolean) => {
+  const taskEnd = new TaskEnd();
+  return openWith(write, late, () => taskEnd.wait());
+};
 
 describe('a turn’s opening', () => {
   it('is stored at once when it may not wait', async () => {

@@ -1,0 +1,61 @@
+/**
+ * What the loop tells between a model call's end and the next step's request, held so that the
+ * request can go first (`TurnDeps.requestSent`): the writes those events make (the assistant message,
+ * its calls' states, the tools' results) would hold the request for their commit, since a Durable
+ * Object sends nothing while a write of its own is unconfirmed (docs/decisions.md, 44). Held only
+ * until the end of the task they came in: a tool that takes its time is seen to run, its progress as
+ * it comes. So what waits for the request is what came in the request's own task.
+ */
+import type { AgentEvent, Emit } from './events';
+
+/** The host's `emit`, held or not. */
+export class HeldEvents {
+  private queue: AgentEvent[] | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** An event that threw as it was told at the end of a task, thrown to the loop at its next `take`. */
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly tell: Emit) {}
+
+  emit(event: AgentEvent): void {
+    if (!this.queue) return this.tell(event);
+    this.queue.push(event);
+    this.timer ??= setTimeout(() => this.flush(), 0);
+  }
+
+  get holding(): boolean {
+    return this.queue !== undefined;
+  }
+
+  hold(): void {
+    this.queue ??= [];
+  }
+
+  /** Stops holding: what is held, in order, for the loop to tell. */
+  take(): AgentEvent[] {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const queue = this.queue ?? [];
+    this.queue = undefined;
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure.error;
+    return queue;
+  }
+
+  /** Stops holding, and tells what was held. */
+  release(): void {
+    for (const event of this.take()) this.tell(event);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const queue = this.queue ?? [];
+    if (this.queue) this.queue = [];
+    try {
+      for (const event of queue) this.tell(event);
+    } catch (error) {
+      this.failure ??= { error };
+    }
+  }
+}

@@ -52,7 +52,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const taskEnd = new TaskEnd();
   const afterThisTask = () => taskEnd.wait();
   const users = new UserLink({
-    afterThisTask,
+    afterThisTask: (run) => taskEnd.then(run),
     stores,
     outbox,
     user: () => userObject(env, owner),

@@ -8,15 +8,32 @@
  * before the writes, and the writes are one commit.
  */
 export class TaskEnd {
-  private next: Promise<void> | undefined;
+  private waiters: (() => void)[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Runs `run` in the next task, after the waiters before it; returns how to withdraw it. With no
+   * waiter left the task is not scheduled: a timer that fires for nothing costs the runtime's CPU.
+   */
+  then(run: () => void): () => void {
+    this.waiters.push(run);
+    this.timer ??= setTimeout(() => this.end(), 0);
+    return () => {
+      this.waiters = this.waiters.filter((waiter) => waiter !== run);
+      if (this.waiters.length > 0 || this.timer === undefined) return;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    };
+  }
 
   wait(): Promise<void> {
-    this.next ??= new Promise((resolve) =>
-      setTimeout(() => {
-        this.next = undefined;
-        resolve();
-      }, 0),
-    );
-    return this.next;
+    return new Promise((resolve) => void this.then(resolve));
+  }
+
+  private end(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.timer = undefined;
+    for (const run of waiters) run();
   }
 }

@@ -27,8 +27,8 @@ export type UserLinkHost = {
   outbox: Outbox;
   user(): UserReports;
   settings(): UserSettings;
-  /** Resolves in the object's next task, shared with all who wait for it (`task-end.ts`). */
-  afterThisTask(): Promise<void>;
+  /** Runs `run` in the object's next task, with all who wait for it (`task-end.ts`); returns how to withdraw it. */
+  afterThisTask(run: () => void): () => void;
   /** Asks the alarm to fire by `at`, to send again. */
   wake(at: number): void;
   /** Whether the alarm fires by `at`, or is about to be set to (it sends, and deletes what was sent). */
@@ -68,8 +68,8 @@ export class UserLink {
   /** One send at a time; what is added meanwhile goes in the next. A storage gone with its object (a reset) fails it too: the next instance sends. */
   private readonly sending = new SingleFlight(() => this.sendBatch(), 'user reports not sent');
   private startTimer: ReturnType<typeof setTimeout> | null = null;
-  /** A send waits for the end of this task (`sendSoon`). */
-  private soon = false;
+  /** Withdraws the send that waits for the end of this task (`sendSoon`). */
+  private soon: (() => void) | undefined;
   /** The next send serves a turn's end: what it sends is deleted later, not in a commit of its own. */
   private sweepLater = false;
 
@@ -199,7 +199,8 @@ export class UserLink {
   }
 
   private send(): void {
-    this.soon = false;
+    this.soon?.();
+    this.soon = undefined;
     this.store();
     this.sending.kick();
   }
@@ -214,9 +215,7 @@ export class UserLink {
    * usage is written in the task a turn's held events are written in (one commit, `task-end.ts`).
    */
   private sendSoon(): void {
-    if (this.soon) return;
-    this.soon = true;
-    void this.host.afterThisTask().then(() => this.soon && this.send());
+    this.soon ??= this.host.afterThisTask(() => this.send());
   }
 
   /** One batch of the outbox; a failure waits for the alarm, with a backoff. */

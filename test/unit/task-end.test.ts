@@ -1,7 +1,8 @@
 /**
  * The end of the object's current task, one for all who wait for it (src/session/task-end.ts): the
  * waiters of one task go on together in one later task, before what that task queued after them, so
- * that what they write is one commit; a wait from that later task waits for the task after it.
+ * that what they write is one commit; a waiter withdrawn never runs; a wait from that later task
+ * waits for the task after it.
  */
 import { describe, expect, it } from 'vitest';
 import { TaskEnd } from '../../src/session/task-end';
@@ -10,14 +11,28 @@ describe('the end of the current task', () => {
   it('lets every waiter of one task go on in the same later task', async () => {
     const end = new TaskEnd();
     const marks: string[] = [];
-    const first = end.wait();
-    const second = end.wait();
-    expect(second).toBe(first);
-    void first.then(() => marks.push('first'));
-    void second.then(() => marks.push('second'));
+    end.then(() => marks.push('a waiter'));
+    void end.wait().then(() => {
+      marks.push('a wait');
+      // Queued in the task the waiters share: it runs after the other waiters, not a task later.
+      queueMicrotask(() => marks.push('a microtask of that task'));
+    });
+    void end.wait().then(() => marks.push('another wait'));
     setTimeout(() => marks.push('a task queued after them'), 0);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(marks).toEqual(['first', 'second', 'a task queued after them']);
+    expect(marks).toEqual(['a waiter', 'a wait', 'another wait', 'a microtask of that task', 'a task queued after them']);
+  });
+
+  it('runs a withdrawn waiter never, and the others as before', async () => {
+    const end = new TaskEnd();
+    const marks: string[] = [];
+    const withdraw = end.then(() => marks.push('withdrawn'));
+    end.then(() => marks.push('kept'));
+    withdraw();
+    const alone = new TaskEnd();
+    alone.then(() => marks.push('alone, withdrawn'))();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(marks).toEqual(['kept']);
   });
 
   it('has a wait from the later task wait for the task after it', async () => {
@@ -25,7 +40,6 @@ describe('the end of the current task', () => {
     const first = end.wait();
     await first;
     const next = end.wait();
-    expect(next).not.toBe(first);
     let done = false;
     void next.then(() => (done = true));
     await Promise.resolve();

@@ -8,7 +8,7 @@
  */
 import type { AgentEvent, Emit } from './events';
 
-/** The host's `emit`, held or not. */
+/** Events held for the host's `emit` (`tell`), while the loop holds them. */
 export class HeldEvents {
   private queue: AgentEvent[] | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -17,14 +17,14 @@ export class HeldEvents {
 
   constructor(private readonly tell: Emit) {}
 
-  emit(event: AgentEvent): void {
-    if (!this.queue) return this.tell(event);
-    this.queue.push(event);
-    this.timer ??= setTimeout(() => this.flush(), 0);
-  }
-
   get holding(): boolean {
     return this.queue !== undefined;
+  }
+
+  /** While holding: `event` is told at the end of this task, or when the loop takes it. */
+  push(event: AgentEvent): void {
+    (this.queue ??= []).push(event);
+    this.timer ??= setTimeout(() => this.flush(), 0);
   }
 
   hold(): void {

@@ -65,7 +65,8 @@ class Turn {
     if (event.type === 'tool-execution-end' || (event.type === 'tool-answer' && event.answer.kind === 'result')) {
       this.open.delete(event.toolCallId);
     }
-    this.held.emit(event);
+    if (this.held.holding) this.held.push(event);
+    else this.deps.emit(event);
   };
 
   async run(): Promise<TurnOutcome> {

@@ -62,9 +62,7 @@ class Turn {
   }
 
   private emit: Emit = (event: AgentEvent) => {
-    if (event.type === 'tool-execution-end' || (event.type === 'tool-answer' && event.answer.kind === 'result')) {
-      this.open.delete(event.toolCallId);
-    }
+    if (event.type === 'tool-execution-end' || (event.type === 'tool-answer' && event.answer.kind === 'result')) this.open.delete(event.toolCallId);
     if (this.held.holding) this.held.push(event);
     else this.deps.emit(event);
   };

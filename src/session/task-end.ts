@@ -34,6 +34,13 @@ export class TaskEnd {
     const waiters = this.waiters;
     this.waiters = [];
     this.timer = undefined;
-    for (const run of waiters) run();
+    for (const run of waiters) {
+      try {
+        run();
+      } catch (error) {
+        // One waiter's failure must not leave the others waiting (a turn's held events among them).
+        console.error('a waiter for the end of the task failed', error);
+      }
+    }
   }
 }

@@ -127,10 +127,14 @@ export class UserLink {
     this.send();
   }
 
-  /** The session was erased (its storage too, but for this report): its entry leaves the list. */
+  /**
+   * The session was erased (its storage too, but for this report): its entry leaves the list. The
+   * usage not yet reported outlives it, as `erasure.ts` keeps the outbox's: what was counted and not
+   * yet written goes in the outbox now.
+   */
   deleted(sessionId: string, generation: number): void {
     this.unsent.clear();
-    this.unstored = [];
+    this.store();
     this.host.outbox.add({ kind: 'deleted', sessionId, generation });
     this.send();
   }

@@ -1,8 +1,8 @@
 /**
  * The end of the object's current task, one for all who wait for it (src/session/task-end.ts): the
  * waiters of one task go on together in one later task, before what that task queued after them, so
- * that what they write is one commit; a waiter withdrawn never runs; a wait from that later task
- * waits for the task after it.
+ * that what they write is one commit; a waiter withdrawn never runs, one that throws stops none of
+ * the others; a wait from that later task waits for the task after it.
  */
 import { describe, expect, it } from 'vitest';
 import { TaskEnd } from '../../src/session/task-end';
@@ -33,6 +33,22 @@ describe('the end of the current task', () => {
     alone.then(() => marks.push('alone, withdrawn'))();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(marks).toEqual(['kept']);
+  });
+
+  it('lets the other waiters go on when one throws', async () => {
+    const end = new TaskEnd();
+    const failed = console.error;
+    console.error = () => {};
+    try {
+      end.then(() => {
+        throw new Error('storage failed');
+      });
+      let after = false;
+      await Promise.race([end.wait().then(() => (after = true)), new Promise((resolve) => setTimeout(resolve, 20))]);
+      expect(after).toBe(true);
+    } finally {
+      console.error = failed;
+    }
   });
 
   it('has a wait from the later task wait for the task after it', async () => {

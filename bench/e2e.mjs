@@ -158,6 +158,9 @@ const systems = {
   'the least a turn does, served as ours is (long-lived session)': turnOn(leastAsOurs, () => 'bench-long-lived', '?tools'),
   'ours (fresh session)': turnOn(ours, (turn) => `bench-fresh-${Date.now()}-${turn}`),
   'ours (long-lived session)': turnOn(ours, () => 'bench-long-lived'),
+  // Not a target's: a tool's step first (two model calls and `current_time`), so that every run
+  // measures the path of a later step's request (docs/decisions.md, 44), which no other row takes.
+  'ours (long-lived session, a tool\'s step first)': on(ours, (model, turn) => measureTurn(`${ours.base}/sessions/bench-tool-step/turns`, model.replace(/^deltas-/, 'tool-then-'), turn)),
   // A new chat starts with its socket: the connection (which creates the agent's object) is on the clock,
   // as a new session's first request is for ours.
   'peer (fresh chat)': on(peer, async (model, turn) => {

@@ -146,15 +146,16 @@ class Turn {
   }
 
   /**
-   * After a step that ran its tools, with what it told held: the next step's request goes first
-   * where it may (the steered messages in it), then, a task later (`requestSent`), what was held is
-   * told, the step's end and the steered messages, as the loop tells them when nothing is held.
+   * After a step that ran its tools, with what it told held: the next request goes first where it
+   * may, then, a task later (`requestSent`), what was held, the step's end and the steered messages
+   * are told as the loop tells them when nothing is held. Not with steered messages: they left the
+   * host's queue in a write of this task, and told later were lost to an object lost between.
    */
   private async sendNext(step: number): Promise<void> {
     const held = this.held.take();
     const steered = this.deps.steering?.take() ?? [];
     this.messages.push(...steered);
-    this.early = this.budgetSpent(step) ? undefined : this.sendEarly(step);
+    this.early = steered.length > 0 || this.budgetSpent(step) ? undefined : this.sendEarly(step);
     if (this.early) await this.deps.requestSent?.();
     for (const event of held) this.deps.emit(event);
     this.emit({ type: 'step-end', step: step - 1 });

@@ -227,13 +227,15 @@ describe('a later step’s request, sent before the events of the step that ran 
     expect(marks).toContain('tool-execution-end');
   });
 
-  it('puts the messages steered in meanwhile in the request, told after the step’s end', async () => {
+  it('sends nothing early when messages were steered in (they leave the host’s queue in a write): the events, then the request with them', async () => {
     const { marks, asked, provider } = toolTimeline();
     const waiting: UserMessage[] = [{ role: 'user', content: 'and also' }];
     await runTurn(input(), toolDeps(marks, provider, { steering: { take: () => waiting.splice(0) } }));
+    expect(marks).not.toContain('request sent');
     expect(asked[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     const end = marks.indexOf('step-end');
     expect(marks.slice(end, end + 3)).toEqual(['step-end', 'input-message', 'step-start']);
+    expect(marks.indexOf('model asked (2)')).toBeGreaterThan(marks.lastIndexOf('model-call-start'));
   });
 
   it('a cancel while the host waits lets the request go, and ends the turn with every event told', async () => {

@@ -16,10 +16,9 @@ export function toolCallIds(message: AssistantMessage): string[] {
   return message.content.flatMap((block) => (block.type === 'tool_use' ? [block.toolCallId] : []));
 }
 
-/** A client's result for the call `toolCallId`, as the history holds it. */
-export function answerResult(toolCallId: string, answer: { content: ToolMessage['content']; isError: boolean }): ToolMessage {
-  const result: ToolMessage = { role: 'tool', toolCallId, content: answer.content };
-  return answer.isError ? { ...result, isError: true } : result;
+/** The result of the call `toolCallId` (run here, denied, or the client's), as the history holds it: `isError` only when set. */
+export function toolResult(toolCallId: string, { content, isError }: { content: ToolMessage['content']; isError: boolean }): ToolMessage {
+  return isError ? { role: 'tool', toolCallId, content, isError } : { role: 'tool', toolCallId, content };
 }
 
 /**

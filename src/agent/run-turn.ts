@@ -8,7 +8,7 @@
 import type { HistoryMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, StopReason, TurnError } from './events';
-import { answerResult, assistantMessage, placeToolResult, usedToolCallIds } from './history';
+import { assistantMessage, placeToolResult, toolResult, usedToolCallIds } from './history';
 import type { AssembledToolCall, ToolCallIds } from './block-assembler';
 import { callModel, type ModelCallOptions, type SentCall } from './model-call';
 import { sendEarlyCall, systemFor, type EarlyCall } from './early-call';
@@ -101,7 +101,7 @@ class Turn {
   /** The first step's request, sent before the turn tells anything where it may (`early-call.ts`); the client's results and the new messages go in first, where phases 1 and 2 put them. */
   private sendFirst(): EarlyCall | undefined {
     if (!this.deps.opening || this.input.answers.some(({ answer }) => answer.kind !== 'result')) return undefined;
-    for (const { call, answer } of this.input.answers) if (answer.kind === 'result') placeToolResult(this.messages, answerResult(call.toolCallId, answer));
+    for (const { call, answer } of this.input.answers) if (answer.kind === 'result') placeToolResult(this.messages, toolResult(call.toolCallId, answer));
     this.messages.push(...this.input.newMessages);
     this.placedEarly = true;
     return this.sendEarly(1);

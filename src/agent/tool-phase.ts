@@ -9,6 +9,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { ToolError, type ToolContext } from '../tools/types';
 import type { AssembledToolCall } from './block-assembler';
 import type { AgentEvent, Emit, ToolResultState } from './events';
+import { toolResult } from './history';
 
 /** The result a denied call gets, with the user's reason when they gave one. */
 export function denialText(reason: string | undefined): string {
@@ -50,7 +51,7 @@ async function runOne(call: ServerCall, options: ToolPhaseOptions): Promise<Tool
   const { content, state } = await execute(call, options);
   const isError = state !== 'success';
   options.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError, state, at: options.context.now().getTime() });
-  return isError ? { role: 'tool', toolCallId: call.toolCallId, content, isError } : { role: 'tool', toolCallId: call.toolCallId, content };
+  return toolResult(call.toolCallId, { content, isError });
 }
 
 type Outcome = { content: ToolResultContent; state: ToolResultState };

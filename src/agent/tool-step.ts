@@ -8,7 +8,7 @@ import type { HistoryMessage, ToolMessage } from '../api/content';
 import type { AssembledToolCall } from './block-assembler';
 import { classifyCall } from './classify-call';
 import type { Emit, PendingToolCall } from './events';
-import { answerResult, placeToolResult } from './history';
+import { placeToolResult, toolResult } from './history';
 import { denialText, runServerTools, type ServerCall } from './tool-phase';
 import type { ResolvedAnswer, TurnDeps, TurnInput } from './turn-types';
 
@@ -33,8 +33,7 @@ export async function takeToolCalls(calls: AssembledToolCall[], turn: ToolStepTu
     turn.open.set(call.toolCallId, { name: call.name, input: call.input });
     emit({ type: 'tool-call', toolCallId: call.toolCallId, name: call.name, input: call.input, execution });
     if (execution === 'denied') {
-      emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content: DENIED_TEXT, isError: true, state: 'denied', at: deps.now() });
-      placeToolResult(messages, { role: 'tool', toolCallId: call.toolCallId, content: DENIED_TEXT, isError: true });
+      deny(turn, call, DENIED_TEXT);
     } else if (execution === 'client' || execution === 'untrusted') {
       waiting.push({ toolCallId: call.toolCallId, name: call.name, input: call.input, awaiting: execution === 'client' ? 'client' : 'permission' });
     } else {
@@ -58,16 +57,20 @@ export async function takeAnswers(answers: ResolvedAnswer[], turn: ToolStepTurn,
     turn.open.set(call.toolCallId, { name: call.name, input });
     emit({ type: 'tool-answer', toolCallId: call.toolCallId, name: call.name, input, answer });
     if (answer.kind === 'result') {
-      if (!placed) placeToolResult(messages, answerResult(call.toolCallId, answer));
+      if (!placed) placeToolResult(messages, toolResult(call.toolCallId, answer));
     } else if (answer.granted) {
       granted.push({ toolCallId: call.toolCallId, name: call.name, input });
     } else {
-      const content = denialText(answer.reason);
-      emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: deps.now() });
-      placeToolResult(messages, { role: 'tool', toolCallId: call.toolCallId, content, isError: true });
+      deny(turn, call, denialText(answer.reason));
     }
   }
   for (const result of await runTools(granted, deps, emit)) placeToolResult(messages, result);
+}
+
+/** A denied call's result (by a rule, or by the user), told and placed. */
+function deny(turn: ToolStepTurn, call: { toolCallId: string; name: string }, content: string): void {
+  turn.emit({ type: 'tool-execution-end', toolCallId: call.toolCallId, name: call.name, content, isError: true, state: 'denied', at: turn.deps.now() });
+  placeToolResult(turn.messages, toolResult(call.toolCallId, { content, isError: true }));
 }
 
 /** Server calls run here, their results in the calls' order. */

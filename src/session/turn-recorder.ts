@@ -4,6 +4,7 @@
  * answers change call state only; they are never stored as messages.
  */
 import type { AgentEvent } from '../agent/events';
+import { toolResult } from '../agent/history';
 import { assertNever } from '../lib/assert-never';
 import type { SessionStores } from './store/stores';
 
@@ -18,8 +19,7 @@ export function createTurnRecorder({ history: store, meta, turns }: SessionStore
         return;
       case 'tool-answer':
         if (event.answer.kind === 'result') {
-          const { content, isError } = event.answer;
-          store.appendToolResult(turnId, { role: 'tool', toolCallId: event.toolCallId, content, ...(isError ? { isError } : {}) });
+          store.appendToolResult(turnId, toolResult(event.toolCallId, event.answer));
         } else {
           store.setCallState(event.toolCallId, 'untrusted', 'running');
         }
@@ -31,11 +31,9 @@ export function createTurnRecorder({ history: store, meta, turns }: SessionStore
         if (event.execution === 'client' || event.execution === 'untrusted') store.setCallState(event.toolCallId, event.execution, 'waiting');
         else store.setCallState(event.toolCallId, event.execution, 'running');
         return;
-      case 'tool-execution-end': {
-        const { toolCallId, content, isError } = event;
-        store.appendToolResult(turnId, { role: 'tool', toolCallId, content, ...(isError ? { isError } : {}) });
+      case 'tool-execution-end':
+        store.appendToolResult(turnId, toolResult(event.toolCallId, event));
         return;
-      }
       case 'turn-stop':
         meta.addUsage(event.usage);
         meta.setCalibration(event.calibration);

@@ -5,6 +5,7 @@
  * then do not hold it (a Durable Object sends nothing while a write of its own is unconfirmed), and
  * they are confirmed while the model takes its time to a first token (docs/decisions.md, 43 and 44).
  */
+import type { ClientTool } from '../api/turn-request';
 import type { ToolSpec } from '../providers/types';
 import { toolSpecs } from './classify-call';
 import type { ContextManager, Prompt } from './context/context-manager';
@@ -16,9 +17,13 @@ const FINAL_ANSWER_INSTRUCTION = 'You have used every tool round this turn allow
 /** A step's call, sent already; `taken` once the step reads it. */
 export type EarlyCall = { system: string; tools: ToolSpec[]; prompt: Prompt; call: SentCall; taken: boolean };
 
-/** The system prompt of a step; past the tool rounds, with the instruction to answer now. */
-export function systemFor(systemPrompt: string, offerTools: boolean): string {
-  return offerTools ? systemPrompt : `${systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`;
+/**
+ * What a step offers the model: the system prompt (past the tool rounds, with the instruction to
+ * answer now) and the tools, which still go past them, uncallable: a history of calls needs them
+ * (`ModelRequest`).
+ */
+export function stepOffer(deps: Pick<TurnDeps, 'systemPrompt' | 'tools'>, clientTools: ClientTool[], offerTools: boolean): { system: string; tools: ToolSpec[] } {
+  return { system: offerTools ? deps.systemPrompt : `${deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`, tools: toolSpecs(deps.tools, clientTools) };
 }
 
 /**
@@ -37,8 +42,7 @@ export function sendEarlyCall(
   if (deps.signal.aborted || deps.quota?.()) return undefined;
   try {
     const offerTools = step <= deps.maxIterations;
-    const system = systemFor(deps.systemPrompt, offerTools);
-    const tools = toolSpecs(deps.tools, input.clientTools);
+    const { system, tools } = stepOffer(deps, input.clientTools, offerTools);
     const prompt = context.fitting(system, tools);
     return prompt && { system, tools, prompt, call: sendCall(options(system, tools, prompt, offerTools)), taken: false };
   } catch (cause) {

@@ -11,10 +11,10 @@ import type { AgentEvent, Emit, ModelCallUsage, StopReason, TurnError } from './
 import { assistantMessage, placeToolResult, toolResult, usedToolCallIds } from './history';
 import type { AssembledToolCall, ToolCallIds } from './block-assembler';
 import { callModel, type ModelCallOptions, type SentCall } from './model-call';
-import { sendEarlyCall, systemFor, type EarlyCall } from './early-call';
+import { sendEarlyCall, stepOffer, type EarlyCall } from './early-call';
 import { HeldEvents } from './held-events';
 import { ContextManager, type Prompt } from './context/context-manager';
-import { executionOf, toolSpecs } from './classify-call';
+import { executionOf } from './classify-call';
 import { INTERRUPTED_TEXT } from './tool-phase';
 import { takeAnswers, takeToolCalls, type ToolStepTurn } from './tool-step';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
@@ -179,9 +179,7 @@ class Turn {
 
   /** One model call and its tools; returns the turn's outcome when the turn ends here. `early`: its call, sent already. */
   private async runStep(step: number, offerTools: boolean, early?: EarlyCall): Promise<TurnOutcome | undefined> {
-    const system = early?.system ?? systemFor(this.deps.systemPrompt, offerTools);
-    // Past the tool rounds the tools still go, uncallable: a history of calls needs them (`ModelRequest`).
-    const tools = early?.tools ?? toolSpecs(this.deps.tools, this.input.clientTools);
+    const { system, tools } = early ?? stepOffer(this.deps, this.input.clientTools, offerTools);
     // A user over a daily quota calls no model (a summary included): the turn keeps its work and stops.
     const quota = early ? undefined : this.deps.quota?.();
     if (quota) return this.stop('max_tokens', quota);

@@ -52,7 +52,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const taskEnd = new TaskEnd();
   const afterThisTask = () => taskEnd.wait();
   const users = new UserLink({
-    afterThisTask: (run) => taskEnd.then(run),
+    afterThisTask: (run) => taskEnd.join(run),
     stores,
     outbox,
     user: () => userObject(env, owner),

@@ -14,8 +14,9 @@ export class TaskEnd {
   /**
    * Runs `run` in the next task, after the waiters before it; returns how to withdraw it. With no
    * waiter left the task is not scheduled: a timer that fires for nothing costs the runtime's CPU.
+   * (Not `then`: an object with a `then` is a thenable, which `await` would take for a promise.)
    */
-  then(run: () => void): () => void {
+  join(run: () => void): () => void {
     this.waiters.push(run);
     this.timer ??= setTimeout(() => this.end(), 0);
     return () => {
@@ -27,7 +28,7 @@ export class TaskEnd {
   }
 
   wait(): Promise<void> {
-    return new Promise((resolve) => void this.then(resolve));
+    return new Promise((resolve) => void this.join(resolve));
   }
 
   private end(): void {

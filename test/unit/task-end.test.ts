@@ -11,7 +11,7 @@ describe('the end of the current task', () => {
   it('lets every waiter of one task go on in the same later task', async () => {
     const end = new TaskEnd();
     const marks: string[] = [];
-    end.then(() => marks.push('a waiter'));
+    end.join(() => marks.push('a waiter'));
     void end.wait().then(() => {
       marks.push('a wait');
       // Queued in the task the waiters share: it runs after the other waiters, not a task later.
@@ -26,11 +26,11 @@ describe('the end of the current task', () => {
   it('runs a withdrawn waiter never, and the others as before', async () => {
     const end = new TaskEnd();
     const marks: string[] = [];
-    const withdraw = end.then(() => marks.push('withdrawn'));
-    end.then(() => marks.push('kept'));
+    const withdraw = end.join(() => marks.push('withdrawn'));
+    end.join(() => marks.push('kept'));
     withdraw();
     const alone = new TaskEnd();
-    alone.then(() => marks.push('alone, withdrawn'))();
+    alone.join(() => marks.push('alone, withdrawn'))();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(marks).toEqual(['kept']);
   });
@@ -40,7 +40,7 @@ describe('the end of the current task', () => {
     const failed = console.error;
     console.error = () => {};
     try {
-      end.then(() => {
+      end.join(() => {
         throw new Error('storage failed');
       });
       let after = false;

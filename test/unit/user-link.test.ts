@@ -35,7 +35,7 @@ function link() {
     outbox,
     user: () => ({ report: async (reports) => (sent.push(reports), { today: { date: '2026-12-04', tokens: 0, costUsd: 0 } }), today: async () => ({ date: '2026-12-04', tokens: 0, costUsd: 0 }) }),
     settings: () => ({ prices: {}, dailyTokens: 0, dailyCostUsd: 0 }),
-    afterThisTask: (run) => taskEnd.then(run),
+    afterThisTask: (run) => taskEnd.join(run),
     wake: () => {},
     alarmComingBy: () => true,
     running: () => true,

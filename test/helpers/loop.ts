@@ -3,7 +3,16 @@ import type { AgentEvent } from '../../src/agent/events';
 import { DEFAULT_RETRY_POLICY } from '../../src/agent/retry-policy';
 import type { TurnDeps, TurnInput } from '../../src/agent/run-turn';
 import type { ModelProvider } from '../../src/providers/types';
+import * as z from '../../src/lib/zod';
 import { createToolRegistry } from '../../src/tools/registry';
+import type { ServerTool } from '../../src/tools/types';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A server tool named `name` that runs `execute` (its input may carry `ms`); trusted unless said. */
+export function loopTool(name: string, execute: (input: any, signal: AbortSignal) => Promise<string>, trust = true): ServerTool<any> {
+  return { name, description: name, trust, inputSchema: z.object({ ms: z.number().optional() }).passthrough(), execute: (input, context) => execute(input, context.signal) };
+}
 
 /** One user message, `go`, on an empty history. */
 export function loopInput(overrides: Partial<TurnInput> = {}): TurnInput {

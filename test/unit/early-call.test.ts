@@ -13,12 +13,9 @@ import type { AgentEvent } from '../../src/agent/events';
 import { runTurn, type TurnDeps } from '../../src/agent/run-turn';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
 import type { UserMessage } from '../../src/api/content';
-import type { ServerTool } from '../../src/tools/types';
 import { createToolRegistry } from '../../src/tools/registry';
-import * as z from '../../src/lib/zod';
-import { loopDeps, loopInput } from '../helpers/loop';
+import { loopDeps, loopInput, loopTool, sleep } from '../helpers/loop';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What happened, in order: the model asked, its stream let go, the opening, each event. */
 function timeline() {
@@ -148,19 +145,13 @@ function toolTimeline() {
 }
 
 /** `lookup`, a trusted server tool that answers at once, or after `ms` (a task or more later). */
-function lookup(ms = 0) {
-  const tool: ServerTool<Record<string, never>> = {
-    name: 'lookup',
-    description: 'looks up',
-    trust: true,
-    inputSchema: z.strictObject({}),
-    async execute() {
+const lookup = (ms = 0) =>
+  createToolRegistry([
+    loopTool('lookup', async () => {
       if (ms > 0) await sleep(ms);
       return 'found';
-    },
-  };
-  return createToolRegistry([tool]);
-}
+    }),
+  ]);
 
 /** The host's wait after the request, as the session's (a task). */
 const requestSent = (marks: string[]) => async () => {

@@ -8,10 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events';
 import { DEFAULT_RETRY_POLICY, retryDelay } from '../../src/agent/retry-policy';
 import { runTurn, type TurnDeps, type TurnInput } from '../../src/agent/run-turn';
-import * as z from '../../src/lib/zod';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/types';
 import { createToolRegistry } from '../../src/tools/registry';
-import { loopDeps, loopInput } from '../helpers/loop';
+import { loopDeps, loopInput, loopTool as tool, sleep } from '../helpers/loop';
 import type { ServerTool } from '../../src/tools/types';
 
 type Script = (request: ModelRequest, call: number) => ModelStreamPart[] | Promise<ModelStreamPart[]>;
@@ -34,11 +33,6 @@ const calls = (...list: [string, string, Record<string, unknown>][]): ModelStrea
 ];
 const text = (value: string): ModelStreamPart[] => [{ type: 'text-delta', delta: value }, { type: 'finish', reason: 'end_turn' }];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function tool(name: string, execute: (input: any, signal: AbortSignal) => Promise<string>, trust = true): ServerTool<any> {
-  return { name, description: name, trust, inputSchema: z.object({ ms: z.number().optional() }).passthrough(), execute: (input, context) => execute(input, context.signal) };
-}
 
 async function run(provider: ModelProvider, tools: ServerTool<any>[], options: { signal?: AbortSignal; input?: Partial<TurnInput>; context?: Partial<TurnDeps['context']> } = {}) {
   const events: AgentEvent[] = [];

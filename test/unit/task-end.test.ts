@@ -4,7 +4,7 @@
  * that what they write is one commit; a waiter withdrawn never runs, one that throws stops none of
  * the others; a wait from that later task waits for the task after it.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TaskEnd } from '../../src/session/task-end';
 
 describe('the end of the current task', () => {
@@ -37,8 +37,7 @@ describe('the end of the current task', () => {
 
   it('lets the other waiters go on when one throws', async () => {
     const end = new TaskEnd();
-    const failed = console.error;
-    console.error = () => {};
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       end.join(() => {
         throw new Error('storage failed');
@@ -47,7 +46,7 @@ describe('the end of the current task', () => {
       await Promise.race([end.wait().then(() => (after = true)), new Promise((resolve) => setTimeout(resolve, 20))]);
       expect(after).toBe(true);
     } finally {
-      console.error = failed;
+      logged.mockRestore();
     }
   });
 

@@ -18,7 +18,7 @@ import { errorFrame, notificationFrame, type ServerFrame } from '../protocol/soc
 import { defaultTools } from '../tools/default-tools';
 import type { CompletionOptions } from './store/staged';
 import type { SessionStores } from './store/stores';
-import type { Door } from './turn-runner';
+import type { Door } from './door';
 import type { Admitted } from './turns-door';
 
 /** The header names by which the Worker hands an authenticated upgrade to the session object. */

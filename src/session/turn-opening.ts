@@ -10,7 +10,7 @@
  * launcher answers only once it is, so no follower, no reply and no id leaves before the writes.
  */
 import type { ResolvedAnswer } from '../agent/run-turn';
-import type { PermissionRule } from '../tools/permission-rules';
+import type { Door } from './door';
 import type { SessionStores } from './store/stores';
 
 export type Opening = {
@@ -45,19 +45,17 @@ export function openTurn(write: () => void, late: boolean, afterThisTask: () => 
   };
 }
 
-/** What a turn opens with, as `openTurn` writes it. */
-export type TurnOpening = {
-  sessionId: string;
+/** What a turn opens with, as `openTurn` writes it: its door's session, key and sub-agent's rules, and the turn itself. */
+export type TurnOpening = Pick<Door, 'sessionId' | 'subagent' | 'idempotency'> & {
   turnId: string;
+  /** The model the turn runs (resolved from the one its door asked for). */
   model: string;
   mode: string;
   /** The message the turn starts from (`parentId`), when not the branch's last. */
   parent: number | null | undefined;
   answers: ResolvedAnswer[];
-  subagent?: { rules: PermissionRule[]; parentSessionId?: string };
   /** A queued turn's row is there already: it starts. */
   queued: boolean;
-  idempotency?: { key: string; hash: string };
 };
 
 export function storeOpening(stores: SessionStores, turn: TurnOpening): void {

@@ -22,38 +22,19 @@ import type { Toolset } from '../tools/registry';
 import type { SubagentRunner } from '../tools/types';
 import { errorStop, readStoredEvents, TurnEventLog, type LoggedEvent } from './event-log';
 import { checkParent } from './branching';
+import type { Door, Launched } from './door';
 import { createFollower, MAX_FOLLOWERS, type FinishBody, type Follower, type Listener } from './followers';
 import type { SessionStores } from './store/stores';
 import type { TurnRow } from './store/turns';
 import { logTurn, turnInput } from './turn-input';
 import { openTurn, storeOpening } from './turn-opening';
+import { SteeringInbox } from './steering';
 import { createTurnRecorder } from './turn-recorder';
 import { attempt, TurnOutput } from './turn-output';
 import { validateTurn } from './validate-turn';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-/** How a turn came in, and who listens: everything the launcher needs besides the request. */
-export type Door = {
-  sessionId: string;
-  model: string;
-  /** The follower of the request that starts the turn (none for a socket's completion). */
-  follower?: Follower;
-  /** Set when a chat socket starts the turn. */
-  socket?: { requestId: string | null; reasoning: boolean };
-  /** Sampling the request asked for (the Harness door's `chatModel.temperature`). */
-  sampling?: { temperature?: number };
-  /** A retry of this key within its window runs nothing: `launch` answers with the turn it started. */
-  idempotency?: { key: string; hash: string };
-  /** A sub-agent's turn: its tools lack `agent_spawn`, and it takes the rules of the session that spawned it. */
-  subagent?: { rules: PermissionRule[]; parentSessionId?: string };
-  /** A queued turn that starts: its id, and the followers that waited for it (read as it starts). */
-  queued?: { turnId: string; followers: () => Listener[] };
-};
-
-/** What `launch` did: started a turn, found the turn a retried key started, or found nothing to start. */
-export type Launched = { turnId: string } | { replay: TurnRow } | { nothing: true };
 
 /** What the runner needs from the session object. */
 export interface RunnerHost {
@@ -82,8 +63,6 @@ export interface RunnerHost {
   userId(): string;
 }
 
-type Steered = { messages: UserMessage[]; queuedTurnId: string };
-
 type RunningTurn = {
   turnId: string;
   controller: AbortController;
@@ -92,12 +71,8 @@ type RunningTurn = {
   /** Settles once what the turn opens with is stored (`turn-opening.ts`). */
   opened: Promise<void>;
   output: TurnOutput;
-  /**
-   * User messages steered in (ifBusy "steer"), which the loop takes at its next step boundary. Each
-   * batch is also stored as a queued turn (`queuedTurnId`), so that an eviction loses none: taken, it
-   * leaves the queue; not taken, it runs as a turn of its own.
-   */
-  inbox: Steered[];
+  /** User messages steered in (ifBusy "steer"), for the loop's next step boundary. */
+  inbox: SteeringInbox;
 };
 
 export class TurnRunner {
@@ -115,25 +90,13 @@ export class TurnRunner {
    */
   steer(messages: UserMessage[], queuedTurnId: string): string | undefined {
     if (!this.running) return undefined;
-    this.running.inbox.push({ messages, queuedTurnId });
+    this.running.inbox.add(messages, queuedTurnId);
     return this.running.turnId;
   }
 
   /** A steered batch cancelled before the loop took it (its queued turn was cancelled): the turn never sees it. */
   unsteer(queuedTurnId: string): void {
-    const inbox = this.running?.inbox;
-    const at = inbox?.findIndex((batch) => batch.queuedTurnId === queuedTurnId) ?? -1;
-    if (inbox && at >= 0) inbox.splice(at, 1);
-  }
-
-  /** The loop takes what was steered in: out of the queue, into the turn. */
-  private takeSteered(inbox: Steered[]): UserMessage[] {
-    const taken = inbox.splice(0);
-    for (const { queuedTurnId } of taken) {
-      this.host.stores.queue.remove(queuedTurnId);
-      this.host.stores.turns.forget(queuedTurnId);
-    }
-    return taken.flatMap((batch) => batch.messages);
+    this.running?.inbox.withdraw(queuedTurnId);
   }
 
   /**
@@ -187,7 +150,7 @@ export class TurnRunner {
     output.add(this.host.sessionListener(door, config));
     if (door.follower) output.add(door.follower);
     for (const follower of door.queued?.followers() ?? []) output.add(follower);
-    const inbox: Steered[] = [];
+    const inbox = new SteeringInbox(stores);
     const controller = new AbortController();
     const started = Date.now();
     const tokenBudget = config.turnTokenBudget(model.id);
@@ -211,7 +174,7 @@ export class TurnRunner {
       rules,
       ...(open ? { opening: open } : {}),
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
-      steering: { take: () => this.takeSteered(inbox) },
+      steering: inbox,
       spent: (call) => this.host.spent(call),
       quota: () => this.host.quota(),
       requestSent: () => this.host.afterThisTask(),

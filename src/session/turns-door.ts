@@ -23,7 +23,8 @@ import { identify, identifyTurnMessages } from './history-views';
 import type { SessionStores } from './store/stores';
 import { statusOf, type TurnRow } from './store/turns';
 import type { Queued, TurnQueue } from './turn-queue';
-import { IDEMPOTENCY_WINDOW_MS, type Door, type TurnRunner } from './turn-runner';
+import type { Door } from './door';
+import { IDEMPOTENCY_WINDOW_MS, type TurnRunner } from './turn-runner';
 
 /** A cancel's answer (`cancelledTurnSchema`), for the session's callers. */
 export type { CancelledTurn };

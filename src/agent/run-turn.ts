@@ -5,7 +5,7 @@
  * format listen there. Once it told its start it never throws: every ending is one `turn-stop`; the
  * host's opening failing (`TurnDeps.opening`) ends it before, with no event.
  */
-import type { HistoryMessage } from '../api/content';
+import type { HistoryMessage, UserMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, StopReason, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolResult, usedToolCallIds } from './history';
@@ -133,7 +133,7 @@ class Turn {
       // Messages steered in while the step ran join the turn here, after its tool results; an answer
       // that would have ended the turn gets one more model call for them. Any other ending leaves
       // them to the session (they become a turn of their own).
-      if ((!outcome || outcome.stopReason === 'end_turn') && this.takeSteered()) continue;
+      if ((!outcome || outcome.stopReason === 'end_turn') && this.tellSteered(this.takeSteered())) continue;
       if (outcome) return outcome;
     }
   }
@@ -146,20 +146,18 @@ class Turn {
   }
 
   /**
-   * After a step that ran its tools, with what it told held: the next request goes first where it
-   * may, then, a task later (`requestSent`), what was held, the step's end and the steered messages
-   * are told as the loop tells them when nothing is held. Not with steered messages: they left the
-   * host's queue in a write of this task, and told later were lost to an object lost between.
+   * After a step that ran its tools, with what it told held: the next request (with any steered
+   * messages) goes first where it may, then, a task later (`requestSent`), what was held, the step's
+   * end and the steered messages are told as the loop tells them when nothing is held.
    */
   private async sendNext(step: number): Promise<void> {
     const held = this.held.take();
-    const steered = this.deps.steering?.take() ?? [];
-    this.messages.push(...steered);
-    this.early = steered.length > 0 || this.budgetSpent(step) ? undefined : this.sendEarly(step);
+    const steered = this.takeSteered();
+    this.early = this.budgetSpent(step) ? undefined : this.sendEarly(step);
     if (this.early) await this.deps.requestSent?.();
     for (const event of held) this.deps.emit(event);
     this.emit({ type: 'step-end', step: step - 1 });
-    for (const message of steered) this.emit({ type: 'input-message', message });
+    this.tellSteered(steered);
   }
 
   /** The call sent ahead of a step that did not read it (a cancel, a failure) is let go. */
@@ -168,12 +166,16 @@ class Turn {
     this.early = undefined;
   }
 
-  private takeSteered(): boolean {
+  /** What was steered in, into the prompt; told (`tellSteered`) at once, or once the request that carries it is on its way. */
+  private takeSteered(): UserMessage[] {
     const steered = this.deps.steering?.take() ?? [];
-    for (const message of steered) {
-      this.emit({ type: 'input-message', message });
-      this.messages.push(message);
-    }
+    this.messages.push(...steered);
+    return steered;
+  }
+
+  private tellSteered(steered: UserMessage[]): boolean {
+    if (steered.length > 0) this.deps.steering?.told();
+    for (const message of steered) this.emit({ type: 'input-message', message });
     return steered.length > 0;
   }
 

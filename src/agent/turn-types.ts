@@ -60,8 +60,12 @@ export type TurnDeps = {
   spent?: (call: ModelCallUsage) => void;
   /** Before each model call: an error when the user may call no model now (a daily quota), which stops the turn. */
   quota?: () => TurnError | undefined;
-  /** User messages sent while the turn runs (ifBusy "steer"), taken at each step boundary. */
-  steering?: { take(): UserMessage[] };
+  /**
+   * User messages sent while the turn runs (ifBusy "steer"): `take` hands them to the loop at a step
+   * boundary, `told` comes in the task the loop tells them, so that a host keeping them elsewhere
+   * until then (a queue) lets them go in the same commit as their events.
+   */
+  steering?: { take(): UserMessage[]; told(): void };
   /**
    * The host's part before the turn's first event (storing what the turn opens with), awaited once,
    * before it. `sent`: the first model request went already, so that writes made here, in a later

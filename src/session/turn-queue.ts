@@ -66,10 +66,12 @@ export class TurnQueue {
     return follower;
   }
 
-  /** Takes a waiting turn out of the queue; its events end with `turn_stop` `error`, code `cancelled`. */
+  /**
+   * Takes a waiting turn out of the queue; its events end with `turn_stop` `error`, code `cancelled`.
+   * Not steered messages the running turn has taken: they may be on their way to the model.
+   */
   cancel(turnId: string): boolean {
-    if (!this.host.stores.queue.remove(turnId)) return false;
-    this.host.runner.unsteer(turnId);
+    if (!this.host.runner.unsteer(turnId) || !this.host.stores.queue.remove(turnId)) return false;
     this.end(turnId, 'cancelled', { code: 'cancelled', message: 'The turn was cancelled while it waited in the queue.' }, this.take(turnId));
     return true;
   }

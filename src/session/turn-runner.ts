@@ -94,9 +94,9 @@ export class TurnRunner {
     return this.running.turnId;
   }
 
-  /** A steered batch cancelled before the loop took it (its queued turn was cancelled): the turn never sees it. */
-  unsteer(queuedTurnId: string): void {
-    this.running?.inbox.withdraw(queuedTurnId);
+  /** A steered batch cancelled before the loop took it (its queued turn was cancelled): the turn never sees it. False once taken. */
+  unsteer(queuedTurnId: string): boolean {
+    return this.running?.inbox.withdraw(queuedTurnId) ?? true;
   }
 
   /**

@@ -169,7 +169,9 @@ export async function cancelTurn({ queue, runner, stores }: Session, turn: TurnR
   const { turnId } = turn;
   if (turn.status === 'queued' && queue.cancel(turnId)) return { turnId, status: 'cancelled', stopReason: 'error' };
   if (runner.runningTurnId !== turnId) {
-    throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}).`, { details: { status: turn.status } });
+    // Queued and not cancelled: steered messages the running turn has taken (they may be on their way to the model).
+    const taken = turn.status === 'queued' ? ': its messages were steered into the running turn, which has taken them' : '';
+    throw new ApiError(409, 'turn_not_running', `The turn ${turnId} is not running (it is ${turn.status}${taken}).`, { details: { status: turn.status } });
   }
   await runner.stop();
   const ended = stores.turns.turn(turnId);

@@ -105,6 +105,16 @@ export async function openaiScript(name: string, body: ChatBody, afterTool: bool
   } else if (name === 'think') {
     response.write(chunk({ reasoning_content: 'The user wants an answer. Let me weigh every way to give one, at length' }));
     response.write(chunk({}, 'length'));
+  } else if (name === 'count') {
+    // A tool that takes its time (three steps, 150 ms apart: room for a message steered in
+    // meanwhile), once a turn; then an answer, whatever came after the tool's result.
+    if (body.messages.at(-1)?.role === 'user' && body.messages.at(-2)?.role !== 'tool') {
+      response.write(chunk({ tool_calls: [{ index: 0, id: `call_count_${body.messages.length}`, type: 'function', function: { name: 'count_to', arguments: '{"to":3,"delayMs":150}' } }] }));
+      response.write(chunk({}, 'tool_calls'));
+    } else {
+      response.write(chunk({ content: 'Counted.' }));
+      response.write(chunk({}, 'stop'));
+    }
   } else if (name === 'slow') {
     for (let index = 0; index < 10; index++) {
       if (response.destroyed) return;

@@ -9,6 +9,7 @@
  *   hang                 never answers; silent: sends headers, then nothing; stall: one chunk, then nothing
  *   flaky/<n>            503 (Retry-After: 0) to the first n requests of a conversation, then text
  *   script/calc          calls `calculator` {"expression":"6*7"}, then answers with the result
+ *   script/count         calls `count_to` {"to":3,"delayMs":150} (a tool that takes its time), then answers "Counted."
  *   script/invent        calls a tool it was not offered, `multi_tool_use.parallel`, then answers with the result
  *   script/strict        a model whose chat template takes one system message first, then user and
  *                        assistant in turn (tool calls and results unread), and refuses anything else
@@ -97,6 +98,7 @@ export const SCRIPTED_MODELS = [
   'flaky/1',
   'flaky/3',
   'script/calc',
+  'script/count',
   'script/invent',
   'script/strict',
   'script/mistral',

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, readSse, session, user } from '../helpers/api';
 import { running } from '../helpers/busy';
+import { readUntil } from '../helpers/read-until';
 
 const POLICIES = ['reject', 'enqueue', 'interrupt', 'steer'] as const;
 type Policy = (typeof POLICIES)[number];
@@ -135,4 +136,38 @@ describe('second messages under random interleavings', () => {
     );
     // Each step waits out a slow turn (about 1.5 s) and what it queued: minutes under a loaded CI.
   }, 180_000);
+
+  it('a message steered into a tool’s step is stored once, whenever the object is evicted', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 380, max: 520 }), async (evictAfterMs) => {
+        const id = newSessionId(`steer-evict-${++run}`);
+        const response = await postTurn(id, { messages: [user('count it')], model: 'openai:script/count', stream: 'delta' });
+        expect(response.status).toBe(200);
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+        // `count_to` takes 450 ms; the message goes in the next request, which may leave before it is
+        // stored (docs/decisions.md, 44), and leaves the queue in the same commit as it is stored.
+        await readUntil(reader, (parts) => parts.join('').includes('event: tool_call'), 'the tool call');
+        const steered = await postTurn(id, { messages: [user('and this')], ifBusy: 'steer' });
+        expect(steered.status).toBe(202);
+        await steered.arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, evictAfterMs));
+        await abortAllDurableObjects();
+        await reader.cancel().catch(() => {});
+        await runDurableObjectAlarm(env.SESSIONS.getByName(sessionObjectName('local', id)));
+        await quiesce(id);
+        const stored = await history(id);
+        checkHistoryInvariants(stored);
+        // Told in the turn, or run as a turn of its own after the eviction: once, either way.
+        expect(stored.filter((message) => message.role === 'user' && message.content === 'and this')).toHaveLength(1);
+        expect((await session(id)).body.queuedTurns).toEqual([]);
+      }),
+      {
+        numRuns: 8,
+        // Around the tool's end, where the next request leaves a task before the message is stored; an
+        // eviction at 441 ms lost it when it left the queue in the request's own task. Also before, after.
+        examples: [[0], [441], [700]],
+      },
+    );
+  }, 120_000);
 });

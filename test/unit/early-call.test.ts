@@ -218,15 +218,29 @@ describe('a later step’s request, sent before the events of the step that ran 
     expect(marks).toContain('tool-execution-end');
   });
 
-  it('sends nothing early when messages were steered in (they leave the host’s queue in a write): the events, then the request with them', async () => {
+  it('sends early with messages steered in: the request carries them, and the host hears they are told in the task their events come in', async () => {
     const { marks, asked, provider } = toolTimeline();
     const waiting: UserMessage[] = [{ role: 'user', content: 'and also' }];
-    await runTurn(input(), toolDeps(marks, provider, { steering: { take: () => waiting.splice(0) } }));
-    expect(marks).not.toContain('request sent');
+    const steering = { take: () => (marks.push('steering taken'), waiting.splice(0)), told: () => void marks.push('steering told') };
+    await runTurn(input(), toolDeps(marks, provider, { steering }));
     expect(asked[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    const second = marks.indexOf('model asked (2)');
+    expect(marks.slice(second - 1, second + 3)).toEqual(['steering taken', 'model asked (2)', 'request sent', 'assistant-message']);
     const end = marks.indexOf('step-end');
-    expect(marks.slice(end, end + 3)).toEqual(['step-end', 'input-message', 'step-start']);
-    expect(marks.indexOf('model asked (2)')).toBeGreaterThan(marks.lastIndexOf('model-call-start'));
+    expect(end).toBeGreaterThan(second);
+    expect(marks.slice(end, end + 4)).toEqual(['step-end', 'steering told', 'input-message', 'step-start']);
+    expect(marks.filter((mark) => mark === 'steering told')).toHaveLength(1);
+  });
+
+  it('tells the host of steered messages as it takes them where it does not wait for the request (`requestSent` unset)', async () => {
+    const { marks, asked, provider } = toolTimeline();
+    const waiting: UserMessage[] = [{ role: 'user', content: 'and also' }];
+    const steering = { take: () => (marks.push('steering taken'), waiting.splice(0)), told: () => void marks.push('steering told') };
+    await runTurn(input(), deps(provider, marks, { tools: lookup(), steering }));
+    expect(asked[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    const taken = marks.indexOf('steering taken');
+    expect(marks.slice(taken, taken + 3)).toEqual(['steering taken', 'steering told', 'input-message']);
+    expect(marks.indexOf('model asked (2)')).toBeGreaterThan(marks.indexOf('input-message'));
   });
 
   it('a cancel while the host waits lets the request go, and ends the turn with every event told', async () => {

@@ -5,13 +5,15 @@
  * Whatever the interleaving, calls stay paired, no message is stored twice or lost, and every turn's
  * events end with exactly one turn_stop.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { checkHistoryInvariants, fetchWorker, history, newSessionId, postTurn, readSse, session, user, waitIdle } from '../helpers/api';
 
 import { running, SLOW } from '../helpers/busy';
+import { partsOf } from '../helpers/session-parts';
+import type { SteeringInbox } from '../../src/session/steering';
 
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
 const users = async (id: string) => (await history(id)).filter((message) => message.role === 'user').map((message) => message.content);
@@ -160,6 +162,27 @@ describe('ifBusy', () => {
     await waitIdle(id);
     await waitIdle(id);
     expect(await users(id)).toEqual(['first', 'left over']);
+    checkHistoryInvariants(await history(id));
+  });
+
+  it('steer: messages the running turn has taken cannot be cancelled (409), and are kept', async () => {
+    const id = newSessionId('busy-steer-taken');
+    const first = await running(id);
+    expect((await json(await postTurn(id, { messages: [user('taken')], ifBusy: 'steer' }))).status).toBe(202);
+    const [queued] = (await session(id)).body.queuedTurns;
+    // The loop takes them at its step's end and may send them before it stores them: taken here, as it does.
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName('local', id)), (instance) => {
+      expect(partsOf<{ runner: { running: { inbox: SteeringInbox } } }>(instance).runner.running.inbox.take()).toEqual([user('taken')]);
+    });
+    const refused = await json(await fetchWorker(`/sessions/${id}/turns/${queued.turnId}/cancel`, { method: 'POST' }));
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: 'turn_not_running', details: { status: 'queued' } } } });
+    expect(refused.body.error.message).toContain('steered into the running turn');
+    expect((await session(id)).body.queuedTurns).toEqual([queued]);
+    // Never told by this turn, so never stored by it: they run as a turn of their own once it ends.
+    await first.rest;
+    await waitIdle(id);
+    await waitIdle(id);
+    expect(await users(id)).toEqual(['first', 'taken']);
     checkHistoryInvariants(await history(id));
   });
 

@@ -5,26 +5,13 @@
  * then do not hold it (a Durable Object sends nothing while a write of its own is unconfirmed), and
  * they are confirmed while the model takes its time to a first token (docs/decisions.md, 43 and 44).
  */
-import type { ClientTool } from '../api/turn-request';
 import type { ToolSpec } from '../providers/types';
-import { toolSpecs } from './classify-call';
 import type { ContextManager, Prompt } from './context/context-manager';
-import { sendCall, type ModelCallOptions, type SentCall } from './model-call';
-import type { TurnDeps, TurnInput } from './turn-types';
-
-const FINAL_ANSWER_INSTRUCTION = 'You have used every tool round this turn allows. Do not call tools now: answer the user with what you have.';
+import { sendCall, type SentCall } from './model-call';
+import { stepCallOptions, stepOffer, type TurnCalls } from './step-call';
 
 /** A step's call, sent already; `taken` once the step reads it. */
 export type EarlyCall = { system: string; tools: ToolSpec[]; prompt: Prompt; call: SentCall; taken: boolean };
-
-/**
- * What a step offers the model: the system prompt (past the tool rounds, with the instruction to
- * answer now) and the tools, which still go past them, uncallable: a history of calls needs them
- * (`ModelRequest`).
- */
-export function stepOffer(deps: Pick<TurnDeps, 'systemPrompt' | 'tools'>, clientTools: ClientTool[], offerTools: boolean): { system: string; tools: ToolSpec[] } {
-  return { system: offerTools ? deps.systemPrompt : `${deps.systemPrompt}\n\n${FINAL_ANSWER_INSTRUCTION}`, tools: toolSpecs(deps.tools, clientTools) };
-}
 
 /**
  * Step `step`'s call, sent as the step would send it, when it may go early. The loop asks only when
@@ -32,19 +19,14 @@ export function stepOffer(deps: Pick<TurnDeps, 'systemPrompt' | 'tools'>, client
  * token budget itself; the call goes when the turn is not cancelled, the user may call a model, and
  * the prompt fits without compaction. Undefined otherwise: the step then checks and calls as it would have.
  */
-export function sendEarlyCall(
-  step: number,
-  input: TurnInput,
-  deps: TurnDeps,
-  context: ContextManager,
-  options: (system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean) => ModelCallOptions,
-): EarlyCall | undefined {
+export function sendEarlyCall(step: number, turn: TurnCalls, context: ContextManager): EarlyCall | undefined {
+  const { deps } = turn;
   if (deps.signal.aborted || deps.quota?.()) return undefined;
   try {
     const offerTools = step <= deps.maxIterations;
-    const { system, tools } = stepOffer(deps, input.clientTools, offerTools);
+    const { system, tools } = stepOffer(deps, turn.clientTools, offerTools);
     const prompt = context.fitting(system, tools);
-    return prompt && { system, tools, prompt, call: sendCall(options(system, tools, prompt, offerTools)), taken: false };
+    return prompt && { system, tools, prompt, call: sendCall(stepCallOptions(turn, step, system, tools, prompt, offerTools)), taken: false };
   } catch (cause) {
     // A bug, not a model failure (those are parts): the step makes its call as it would have.
     console.error('sending a call early failed', cause);

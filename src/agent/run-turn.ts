@@ -9,12 +9,12 @@ import type { HistoryMessage, UserMessage } from '../api/content';
 import type { ToolSpec } from '../providers/types';
 import type { AgentEvent, Emit, ModelCallUsage, StopReason, TurnError } from './events';
 import { assistantMessage, placeToolResult, toolResult, usedToolCallIds } from './history';
-import type { AssembledToolCall, ToolCallIds } from './block-assembler';
-import { callModel, type ModelCallOptions, type SentCall } from './model-call';
-import { sendEarlyCall, stepOffer, type EarlyCall } from './early-call';
+import type { AssembledToolCall } from './block-assembler';
+import { callModel, type SentCall } from './model-call';
+import { sendEarlyCall, type EarlyCall } from './early-call';
+import { stepCallOptions, stepOffer, type TurnCalls } from './step-call';
 import { HeldEvents } from './held-events';
 import { ContextManager, type Prompt } from './context/context-manager';
-import { executionOf } from './classify-call';
 import { INTERRUPTED_TEXT } from './tool-phase';
 import { takeAnswers, takeToolCalls, type ToolStepTurn } from './tool-step';
 import type { TurnDeps, TurnInput, TurnOutcome } from './turn-types';
@@ -30,8 +30,8 @@ class Turn {
   private readonly messages: HistoryMessage[];
   /** Calls of the current assistant message that have no result yet: closed on any abnormal end. */
   private readonly open = new Map<string, { name: string; input: Record<string, unknown> }>();
-  private readonly usedToolCallIds: ToolCallIds;
-  private readonly earlierParts = { dropped: false };
+  /** What every call of the turn is given (`step-call.ts`). */
+  private readonly calls: TurnCalls;
   private usage = emptyUsage();
   private readonly modelCalls: ModelCallUsage[] = [];
   private readonly context: ContextManager;
@@ -58,7 +58,7 @@ class Turn {
       emit: (event) => this.emit(event),
       onSummaryCall: (usage) => this.spent({ model: deps.model.id, usage, purpose: 'compaction' }),
     });
-    this.usedToolCallIds = usedToolCallIds(input.history, deps.isToolCallIdUsed);
+    this.calls = { deps, clientTools: input.clientTools, emit: this.emit, usedToolCallIds: usedToolCallIds(input.history, deps.isToolCallIdUsed), earlierParts: { dropped: false } };
   }
 
   private emit: Emit = (event: AgentEvent) => {
@@ -86,7 +86,7 @@ class Turn {
     this.letEarlyGo();
     this.held.release();
     if (outcome.stopReason === 'error') this.closeOpenCalls();
-    this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, at: this.deps.now(), calibration: this.context.calibration, ...(this.earlierParts.dropped && { earlierPartsLeftOut: true }) });
+    this.emit({ type: 'turn-stop', turnId: this.input.turnId, ...outcome, at: this.deps.now(), calibration: this.context.calibration, ...(this.calls.earlierParts.dropped && { earlierPartsLeftOut: true }) });
     return outcome;
   }
 
@@ -108,7 +108,7 @@ class Turn {
   }
 
   private sendEarly(step: number): EarlyCall | undefined {
-    return sendEarlyCall(step, this.input, this.deps, this.context, (system, tools, prompt, offerTools) => this.callOptions(step, system, tools, prompt, offerTools));
+    return sendEarlyCall(step, this.calls, this.context);
   }
 
   // Phase 3: steps until a stop.
@@ -227,34 +227,12 @@ class Turn {
   }
 
   private async callModel(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean, sent?: SentCall) {
-    const result = await callModel({ ...this.callOptions(step, system, tools, prompt, offerTools), ...(sent ? { sent } : {}) });
+    const result = await callModel({ ...stepCallOptions(this.calls, step, system, tools, prompt, offerTools), ...(sent ? { sent } : {}) });
     // A step that will run tools holds what it tells from here on, for the next request to go first.
     if (this.deps.requestSent && offerTools && result.ok && result.toolCalls.length > 0) this.held.hold();
     this.spent({ model: this.deps.model.id, usage: result.usage });
     this.context.observe(prompt.estimatedTokens, result.usage.inputTokens);
     return result;
-  }
-
-  private callOptions(step: number, system: string, tools: ToolSpec[], prompt: Prompt, offerTools: boolean): ModelCallOptions {
-    const { messages, estimatedTokens: estimatedInputTokens } = prompt;
-    return {
-      handle: this.deps.model,
-      system,
-      messages,
-      tools,
-      ...(offerTools ? {} : { toolChoice: 'none' as const }),
-      signal: this.deps.signal,
-      emit: this.emit,
-      newId: this.deps.newId,
-      now: this.deps.now,
-      step,
-      usedToolCallIds: this.usedToolCallIds,
-      earlierParts: this.earlierParts, // one for the turn: what a call learnt, its later calls use
-      retry: this.deps.retry,
-      estimatedInputTokens,
-      executionOf: (name: string) => executionOf(name, this.input.clientTools, this.deps.tools),
-      ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
-    };
   }
 
   /** Every model call's usage, the summaries' included: summed for the turn, and told as it is spent. */

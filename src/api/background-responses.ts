@@ -4,7 +4,8 @@
  */
 import * as z from '../lib/zod';
 import { nextCursor } from './paging';
-import { stopReasonSchema, turnBodySchema, turnStatusSchema } from './responses';
+import { stopReasonSchema, turnBodySchema } from './responses';
+import { turnStatusSchema } from './turn-status';
 
 export const turnViewSchema = turnBodySchema
   .partial({ stopReason: true, messages: true, usage: true })

@@ -7,6 +7,9 @@
 import * as z from '../lib/zod';
 import { assistantMessageSchema, systemMessageSchema, toolMessageSchema, toolResultContentSchema, userMessageSchema } from './content';
 import { nextCursor } from './paging';
+import { sharedSessionFields } from './session-entry';
+import { turnStatusSchema } from './turn-status';
+import { usageSchema } from './usage';
 
 export const errorBodySchema = z
   .strictObject({
@@ -17,16 +20,6 @@ export const errorBodySchema = z
     }),
   })
   ;
-
-export const usageSchema = z
-  .strictObject({
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
-    cachedInputTokens: z.number().int(),
-    cacheWriteInputTokens: z.number().int(),
-    reasoningTokens: z.number().int(),
-  })
-  .meta({ description: 'Tokens. Cache reads and writes are parts of inputTokens.' });
 
 export const turnUsageSchema = usageSchema
   .extend({
@@ -106,23 +99,14 @@ const pendingCallSchema = z.strictObject({
   awaiting: z.enum(['client', 'permission']),
 });
 
-/** A turn's state: waiting in the queue, running, or ended (docs/background.md). */
-export const turnStatusSchema = z.enum(['queued', 'running', 'finished', 'cancelled', 'failed']);
-export type TurnStatus = z.infer<typeof turnStatusSchema>;
-
 export const sessionViewSchema = z
   .strictObject({
-    sessionId: z.string(),
-    title: z.string().optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    messageCount: z.number().int(),
+    ...sharedSessionFields,
     pendingToolCalls: z.array(pendingCallSchema),
     usage: usageSchema,
     lastTurn: z
       .strictObject({ turnId: z.string(), status: turnStatusSchema, stopReason: z.string().optional(), errorCode: z.string().optional() })
       .optional(),
-    running: z.boolean(),
     runningTurnId: z.string().optional(),
     queuedTurns: z.array(z.strictObject({ turnId: z.string(), position: z.number().int().positive() })),
     forkedFrom: z

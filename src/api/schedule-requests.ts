@@ -8,7 +8,7 @@ import { cut } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { systemMessageSchema, userMessageSchema } from './content';
 import { LIMITS } from './limits';
-import { turnStatusSchema } from './responses';
+import { turnStatusSchema } from './turn-status';
 import { clientToolSchema, modelNameSchema } from './turn-request';
 
 /** Schedules one session may have. */

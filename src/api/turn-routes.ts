@@ -1,7 +1,7 @@
 /** The small shapes of the routes of turns: one turn's, the listing's query, and the Idempotency-Key header. */
 import * as z from '../lib/zod';
 import { numberCursor, pageLimit } from './paging';
-import { turnStatusSchema } from './responses';
+import { turnStatusSchema } from './turn-status';
 import { sseModeSchema } from './turn-request';
 
 export const turnIdSchema = z.string().regex(/^turn_[0-9a-f]{24}$/);

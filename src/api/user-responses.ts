@@ -5,18 +5,8 @@
  */
 import * as z from '../lib/zod';
 import { cursorOf, nextCursor, pageLimit } from './paging';
-import { sessionViewSchema, usageSchema } from './responses';
-
-/** The fields a session's entry shares with its own view (`GET /sessions/{id}`), and what it adds. */
-export const sessionEntrySchema = sessionViewSchema
-  .pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, messageCount: true, running: true })
-  .extend({
-    pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
-    parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
-  })
-  .meta({ description: 'A session in the list of its user’s sessions.' });
-
-export type SessionEntry = z.infer<typeof sessionEntrySchema>;
+import { sessionEntrySchema } from './session-entry';
+import { usageSchema } from './usage';
 
 export const sessionListSchema = z.strictObject({
   sessions: z.array(sessionEntrySchema),

@@ -7,7 +7,7 @@
  * checked here, before each model call, without a round trip.
  */
 import type { ModelCallUsage, TurnError } from '../agent/events';
-import type { SessionEntry } from '../api/user-responses';
+import type { SessionEntry } from '../api/session-entry';
 import { costOf, type UserSettings } from '../users/prices';
 import { hasQuota, overQuota, quotaMessage, utcDay, type DayTotals, type QuotaRefusal } from '../users/quota';
 import type { Report } from '../users/reports';

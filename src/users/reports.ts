@@ -5,8 +5,8 @@
  * schemas. Each is safe to apply twice: a usage report by its id, an entry by its version.
  * A turn's start is told without the counts, which cost a read of the branch: the turn's end tells them.
  */
-import { usageSchema } from '../api/responses';
-import { sessionEntrySchema } from '../api/user-responses';
+import { usageSchema } from '../api/usage';
+import { sessionEntrySchema } from '../api/session-entry';
 import * as z from '../lib/zod';
 
 /**

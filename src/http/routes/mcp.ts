@@ -6,7 +6,7 @@
  * and its internal events are encoded here (`protocol/mcp-chat-encoder.ts`).
  */
 import type { IRequest } from 'itty-router';
-import { turnStatusSchema } from '../../api/responses';
+import { turnStatusSchema } from '../../api/turn-status';
 import { sessionIdSchema, type InputMessage, type TurnRequest } from '../../api/turn-request';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';

@@ -2,7 +2,8 @@
  * The SQL of a session's turns: the turn rows (status, mode, idempotency key), their packed event
  * logs, and the pruning of what has expired. Beside `history.ts`, which holds the history.
  */
-import type { SessionViewBody, TurnStatus } from '../../api/responses';
+import type { SessionViewBody } from '../../api/responses';
+import type { TurnStatus } from '../../api/turn-status';
 import { splitForRows } from './row-chunks';
 import type { SessionMeta } from './meta';
 

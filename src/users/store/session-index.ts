@@ -5,7 +5,7 @@
  * a session made before it that reports after it (its first turn ran while the user was erased, so
  * the list did not have it yet) is not listed, and is told to erase itself.
  */
-import { sessionEntrySchema, type SessionEntry } from '../../api/user-responses';
+import { sessionEntrySchema, type SessionEntry } from '../../api/session-entry';
 import type { Report } from '../reports';
 
 type EntryReport = Extract<Report, { kind: 'session' }>;

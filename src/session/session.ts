@@ -1,10 +1,9 @@
 /**
  * One session, which its Durable Object's shell (`session-object.ts`) loads before its first event:
  * the RPC surface, the socket handlers and the alarm, each handed to the part that owns it
- * (`assembly.ts`): the turn runner (`turn-runner.ts`, the one launcher of every door), the socket hub
- * and door, sub-agents, titles, housekeeping, the user link, and the stores (`store/`). A door's
- * method only says how it reads its request and which follower listens. Expected failures return as
- * values (`result.ts`).
+ * (`assembly.ts`): the turn runner (the one launcher of every door), the socket hub and door,
+ * sub-agents, titles, housekeeping, the user link, and the stores (`store/`). A door's method only
+ * says how it reads its request and which follower listens. Expected failures return as values.
  */
 import type { RunAgentInput } from '../api/agui-request';
 import type { MessagesQuery } from '../api/messages-query';
@@ -111,7 +110,7 @@ export class Session {
   /** The events of a turn after `after`, then (`live`) the live turn to its end (resumable streams). */
   async followTurn(turnId: string, after: number, mode: SseMode | 'events' | undefined, live = true): Promise<Result<Stream>> {
     return guard(async () => {
-      const turn = this.requireTurn(turnId);
+      const turn = await this.requireTurn(turnId);
       // `events`: the internal events, for a door that encodes in the Worker (A2A's resubscribe, and its get without `live`).
       const follower = mode === 'events' ? eventsFollower(after) : (turn.status === 'queued' ? queuedFollower : createFollower)(mode ?? storedSseMode(turn.mode), after);
       return streamOf(turn.status === 'queued' && live ? this.parts.queue.follow(turnId, follower) : this.parts.runner.attach(turn, follower, live));
@@ -120,30 +119,30 @@ export class Session {
 
   /** Stops the running turn (the abort reaches the model call and running tools), or takes a queued one out. */
   async cancelTurn(turnId: string): Promise<Result<{ turn: CancelledTurn }>> {
-    return guard(async () => ({ turn: await cancelTurn(this.parts, this.requireTurn(turnId)) }));
+    return guard(async () => ({ turn: await cancelTurn(this.parts, await this.requireTurn(turnId)) }));
   }
 
   async getSession(sessionId: string): Promise<Result<{ session: SessionView }>> {
-    return guard(async () => ({ session: summarize(this.existing(), sessionId, this.parts.runner.runningTurnId) }));
+    return guard(async () => ({ session: summarize(await this.existing(), sessionId, this.parts.runner.runningTurnId) }));
   }
 
   async getMessages(query: MessagesQuery): Promise<Result<MessagesPage>> {
-    return guard(async () => messagesPage(this.existing().history, query));
+    return guard(async () => messagesPage((await this.existing()).history, query));
   }
 
   // --- branches and forks (docs/branches.md) --------------------------------------------------------
 
   async getBranches(): Promise<Result<{ branches: BranchView[] }>> {
-    return guard(async () => branchesView(this.existing().history));
+    return guard(async () => branchesView((await this.existing()).history));
   }
 
   async activateBranch(leafId: string): Promise<Result<BranchView>> {
-    return guard(() => this.told(activateBranch(this.existing().history, leafId, this.parts.runner.runningTurnId)));
+    return guard(async () => this.told(activateBranch((await this.existing()).history, leafId, this.parts.runner.runningTurnId)));
   }
 
   /** A fork's two ends: the copy of a branch this session gives, and the new session that takes it whole. */
   async exportBranch(sessionId: string, upToId: string | undefined): Promise<Result<BranchCopy>> {
-    return guard(async () => exportBranch(this.existing(), sessionId, upToId));
+    return guard(async () => exportBranch(await this.existing(), sessionId, upToId));
   }
 
   async importFork(sessionId: string, copy: BranchCopy): Promise<Result<{ sessionId: string }>> {
@@ -152,7 +151,7 @@ export class Session {
 
   async deleteSession(): Promise<Result<{ deleted: true }>> {
     return guard(async () => {
-      if (this.existing() && this.parts.runner.runningTurnId) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
+      if ((await this.existing()) && this.parts.runner.runningTurnId) throw new ApiError(409, 'session_busy', 'A turn is running in this session; delete it after the turn stops.');
       await eraseSession(this.parts);
       await this.parts.users.delivered();
       return { deleted: true as const };
@@ -162,15 +161,15 @@ export class Session {
   // --- turns without a client (docs/background.md) ------------------------------------------------------
 
   async getTurn(turnId: string, brief = false): Promise<Result<{ turn: TurnView }>> {
-    return guard(async () => ({ turn: await turnView(this.parts, this.requireTurn(turnId), brief) }));
+    return guard(async () => ({ turn: await turnView(this.parts, await this.requireTurn(turnId), brief) }));
   }
 
   async listTurns(query: TurnsQuery): Promise<Result<TurnsPage & { total?: number }>> {
-    return guard(async () => (this.existing(), turnsPage(this.parts, query)));
+    return guard(async () => (await this.existing(), turnsPage(this.parts, query)));
   }
 
   async getDeliveries(): Promise<Result<{ deliveries: DeliveryView[] }>> {
-    return guard(async () => ({ deliveries: this.existing().deliveries.list() }));
+    return guard(async () => ({ deliveries: (await this.existing()).deliveries.list() }));
   }
 
   async createSchedule(sessionId: string, spec: ScheduleRequest & { model: string }): Promise<Result<{ scheduleId: string; nextRunAt: string }>> {
@@ -178,7 +177,7 @@ export class Session {
   }
 
   async getSchedules(): Promise<Result<{ schedules: ScheduleView[] }>> {
-    return guard(async () => ({ schedules: (this.existing(), this.parts.schedules.list()) }));
+    return guard(async () => ({ schedules: (await this.existing(), this.parts.schedules.list()) }));
   }
 
   async deleteSchedule(scheduleId: string): Promise<Result<{ deleted: true }>> {
@@ -189,7 +188,7 @@ export class Session {
 
   /** This session's lines of its user's export. */
   async exportForUser(sessionId: string): Promise<Result<Stream>> {
-    return guard(async () => ({ body: exportSession(this.existing(), sessionId, this.parts.runner.runningTurnId !== undefined, () => this.parts.schedules.list()) }));
+    return guard(async () => ({ body: exportSession(await this.existing(), sessionId, this.parts.runner.runningTurnId !== undefined, () => this.parts.schedules.list()) }));
   }
 
   /** Erases the session for its user's erasure: a running turn is stopped first, not waited for. */
@@ -235,14 +234,15 @@ export class Session {
     if (today) this.parts.users.learn(today);
   }
 
-  /** The stores of a session that exists (404 otherwise). */
-  private existing(): SessionStores {
+  /** The stores of a session that exists (404 otherwise), once a running turn's opening is stored (a task at most: decision 43). */
+  private async existing(): Promise<SessionStores> {
+    await this.parts.runner.settled();
     if (!this.parts.stores.meta.exists()) throw new ApiError(404, 'session_not_found', 'No session has this id. A session is created by its first turn.');
     return this.parts.stores;
   }
 
-  private requireTurn(turnId: string) {
-    const turn = this.existing().turns.turn(turnId);
+  private async requireTurn(turnId: string) {
+    const turn = (await this.existing()).turns.turn(turnId);
     if (!turn) throw new ApiError(404, 'turn_not_found', `This session has no turn ${turnId}.`);
     return turn;
   }

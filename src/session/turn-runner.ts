@@ -85,6 +85,14 @@ export class TurnRunner {
   }
 
   /**
+   * Once what the running turn opens with is stored (at once when none runs): a read that names it,
+   * or that needs a new session's first turn to have made it, sees it stored (docs/decisions.md, 43).
+   */
+  async settled(): Promise<void> {
+    await this.running?.opened.catch(() => undefined);
+  }
+
+  /**
    * Hands user messages, already stored as the queued turn `queuedTurnId`, to the running turn
    * (ifBusy "steer"); the turn's id, or undefined when none runs.
    */
@@ -109,7 +117,7 @@ export class TurnRunner {
     await this.host.admitted();
     const tools = await this.host.tools(door.subagent !== undefined);
     // Checked against a running turn once its opening is stored: a retry with its key then follows it.
-    await this.running?.opened.catch(() => undefined);
+    await this.settled();
     let started: { turnId: string; opened: Promise<void> } | undefined;
     try {
       const prior = door.idempotency && this.host.stores.turns.turnByIdempotencyKey(door.idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);

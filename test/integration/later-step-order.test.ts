@@ -4,7 +4,8 @@
  * history holds, read from inside the object as the request goes. After a tool's step the answer with
  * its call and the tool's result are not written yet; they follow a task later, and the turn's
  * history is whole at its end. A message steered in during the tool goes in that request too, still
- * in the session's queue and not yet in its history.
+ * in the session's queue and not yet in its history. A read of the session meanwhile waits for the
+ * opening: it never names a turn not yet stored, nor misses a new session's first turn.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -13,6 +14,9 @@ import { LOCAL_USER } from '../../src/http/auth';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { checkHistoryInvariants, history, newSessionId, postTurn, readSse, session, turn, user } from '../helpers/api';
 import { readUntil } from '../helpers/read-until';
+import { partsOf } from '../helpers/session-parts';
+import { turnRequestSchema } from '../../src/api/turn-request';
+import type { Session } from '../../src/session/session';
 
 /** Runs `body` with each model request (to the stand-in's Chat Completions) marked by `mark`, called as the request goes. */
 async function watchingRequests<T>(mark: () => void, body: () => Promise<T>): Promise<T> {
@@ -91,6 +95,27 @@ describe('the order of a turn’s model requests and its writes', () => {
     await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), (_instance, state) => {
       expect(count(state.storage, 'turn_queue')).toBe(0);
       expect(count(state.storage, 'turns')).toBe(2);
+    });
+  });
+});
+
+describe('a read of the session while a turn’s opening is a task away', () => {
+  it('waits for the opening: a new session’s first turn is found, and the turn its view names is stored', async () => {
+    const id = newSessionId('opening-read');
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
+      const session = (instance as unknown as { session: Session }).session;
+      const { runner } = partsOf(instance);
+      const request = turnRequestSchema.parse({ messages: [user('hello')], stream: 'none' });
+      const started = session.startTurn({ sessionId: id, request, model: 'openai:script/calc' });
+      // Until the launcher has started the turn: its model request has gone, its opening is a task away.
+      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
+      const turnId = runner.runningTurnId;
+      expect(turnId).toBeDefined();
+      expect(count(state.storage, 'turns')).toBe(0);
+      const view = await session.getSession(id);
+      expect(view).toMatchObject({ ok: true, session: { sessionId: id, runningTurnId: turnId } });
+      expect(Number(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns WHERE turn_id = ?', turnId!).one().n)).toBe(1);
+      expect(await started).toMatchObject({ ok: true });
     });
   });
 });

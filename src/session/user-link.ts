@@ -203,14 +203,17 @@ export class UserLink {
   }
 
   private send(): void {
-    this.soon?.();
-    this.soon = undefined;
     this.store();
     this.sending.kick();
   }
 
-  /** The usage counted and not yet written, written to the outbox (before what the same task puts there after). */
+  /**
+   * The usage counted and not yet written, written to the outbox (before what the same task puts
+   * there after). What waited for the task's end to send it (`sendSoon`) no longer needs to.
+   */
   private store(): void {
+    this.soon?.();
+    this.soon = undefined;
     for (const { report, spent } of this.unstored.splice(0)) this.unsent.set(this.host.outbox.add(report), spent);
   }
 

@@ -30,18 +30,23 @@ function link() {
   const { rows, outbox } = memoryOutbox();
   const sent: Report[][] = [];
   const taskEnd = new TaskEnd();
+  /** The waits for the task's end the link withdrew. */
+  const withdrawn = { count: 0 };
   const users = new UserLink({
     stores: {} as SessionStores,
     outbox,
     user: () => ({ report: async (reports) => (sent.push(reports), { today: { date: '2026-12-04', tokens: 0, costUsd: 0 } }), today: async () => ({ date: '2026-12-04', tokens: 0, costUsd: 0 }) }),
     settings: () => ({ prices: {}, dailyTokens: 0, dailyCostUsd: 0 }),
-    afterThisTask: (run) => taskEnd.join(run),
+    afterThisTask: (run) => {
+      const withdraw = taskEnd.join(run);
+      return () => (withdrawn.count++, withdraw());
+    },
     wake: () => {},
     alarmComingBy: () => true,
     running: () => true,
     erase: async () => {},
   });
-  return { users, rows, sent, taskEnd };
+  return { users, rows, sent, taskEnd, withdrawn };
 }
 
 const call = { model: 'test:model', usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 } };
@@ -64,10 +69,11 @@ describe('a model call’s usage, for the user', () => {
   });
 
   it('is written before a send that comes first, whose own wait is withdrawn', async () => {
-    const { users, rows, sent } = link();
+    const { users, rows, sent, withdrawn } = link();
     users.spent(call);
     await users.sendNow();
     expect(rows.map((row) => row.report.kind)).toEqual(['usage']);
+    expect(withdrawn.count).toBe(1);
     await nextTask();
     expect(sent).toHaveLength(1);
   });

@@ -162,11 +162,13 @@ export class UserLink {
   totals(now = Date.now()): DayTotals {
     const today = utcDay(now);
     const totals = this.known?.date === today ? { ...this.known } : { date: today, tokens: 0, costUsd: 0 };
-    for (const spent of [...this.unsent.values(), ...this.unstored.map((unstored) => unstored.spent)]) {
-      if (spent.date !== today) continue;
+    const count = (spent: Spent) => {
+      if (spent.date !== today) return;
       totals.tokens += spent.tokens;
       totals.costUsd += spent.costUsd;
-    }
+    };
+    this.unsent.forEach(count);
+    for (const { spent } of this.unstored) count(spent);
     return totals;
   }
 

@@ -4,7 +4,9 @@
  * its calls' states, the tools' results) would hold the request for their commit, since a Durable
  * Object sends nothing while a write of its own is unconfirmed (docs/decisions.md, 44). Held only
  * until the end of the task they came in: a tool that takes its time is seen to run, its progress as
- * it comes. So what waits for the request is what came in the request's own task.
+ * it comes. So what waits for the request is what came in the request's own task. The end of an
+ * earlier task is this class's own timer, not the host's (`TurnDeps.requestSent` is only awaited in
+ * the request's task): there the events' writes and the usage's are two commits, on no request's path.
  */
 import type { AgentEvent, Emit } from './events';
 

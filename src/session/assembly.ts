@@ -110,6 +110,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     env,
     stores,
     isRunning: () => runner.runningTurnId !== undefined,
+    settled: () => runner.settled(),
     takeRate: async () => void (await admitRequest(env, owner, { callsModel: false })),
     admit: (request, door) => admit(parts, request, door, undefined, false),
     stop: () => runner.stop(),

@@ -44,6 +44,8 @@ export interface SocketHost {
   readonly env: Env;
   readonly stores: SessionStores;
   isRunning(): boolean;
+  /** Once a running turn's opening is stored (a task at most: docs/decisions.md, 43). */
+  settled(): Promise<void>;
   /** One frame against the user's rate limit (docs/users.md); throws `429 rate_limited`. */
   takeRate(): Promise<void>;
   /** The one launcher, under the completion's policy while another runs (`turns-door.ts`); throws `ApiError` when refused. */
@@ -73,6 +75,9 @@ export class SocketDoor {
   }
 
   private async handleNow(socket: WebSocket, raw: string | ArrayBuffer, attachment: SocketAttachment): Promise<void> {
+    // As every read of the session: a turn another door just started is stored before a frame reads
+    // its pending calls (an answer it carried would pass as still owed) or stops it.
+    await this.host.settled();
     // A token is checked when the socket opens and at every frame after: an hour's token is not a lifetime's socket.
     if (attachment.expiresAt !== undefined && Date.now() >= attachment.expiresAt) {
       this.host.send(socket, errorFrame('token_expired', 'The token this socket was opened with has expired; open a new socket with a new token.', null));

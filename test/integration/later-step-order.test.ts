@@ -4,19 +4,21 @@
  * history holds, read from inside the object as the request goes. After a tool's step the answer with
  * its call and the tool's result are not written yet; they follow a task later, and the turn's
  * history is whole at its end. A message steered in during the tool goes in that request too, still
- * in the session's queue and not yet in its history. A read of the session meanwhile waits for the
- * opening: it never names a turn not yet stored, nor misses a new session's first turn.
+ * in the session’s queue and not yet in its history. A read of the session meanwhile, or a chat
+ * socket’s frame, waits for the opening: it never names a turn not yet stored, nor misses a new
+ * session's first turn, nor takes an answer the turn carried for one still owed.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_USER } from '../../src/http/auth';
 import { sessionObjectName } from '../../src/http/session-stub';
-import { checkHistoryInvariants, history, newSessionId, postTurn, readSse, session, turn, user } from '../helpers/api';
+import { checkHistoryInvariants, history, jsonTurn, newSessionId, postTurn, readSse, session, turn, user } from '../helpers/api';
 import { readUntil } from '../helpers/read-until';
 import { partsOf } from '../helpers/session-parts';
 import { turnRequestSchema } from '../../src/api/turn-request';
 import type { Session } from '../../src/session/session';
+import { readConfig } from '../../src/config';
 
 /** Runs `body` with each model request (to the stand-in's Chat Completions) marked by `mark`, called as the request goes. */
 async function watchingRequests<T>(mark: () => void, body: () => Promise<T>): Promise<T> {
@@ -115,6 +117,31 @@ describe('a read of the session while a turn’s opening is a task away', () => 
       const view = await session.getSession(id);
       expect(view).toMatchObject({ ok: true, session: { sessionId: id, runningTurnId: turnId } });
       expect(Number(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns WHERE turn_id = ?', turnId!).one().n)).toBe(1);
+      expect(await started).toMatchObject({ ok: true });
+    });
+  });
+
+  it('a chat socket’s frame waits for it too: a call the turn answered is no longer owed to the socket', async () => {
+    const id = newSessionId('opening-socket');
+    const tools = [{ name: 'get_weather' }];
+    await jsonTurn(id, { messages: [user('call get_weather {"city":"Paris"}')], tools });
+    const [call] = (await session(id)).body.pendingToolCalls;
+    expect(call).toMatchObject({ awaiting: 'client' });
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
+      const session = (instance as unknown as { session: Session }).session;
+      const { runner } = partsOf(instance);
+      const request = turnRequestSchema.parse({ messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }], tools, stream: 'none' });
+      const started = session.startTurn({ sessionId: id, request, model: readConfig(env).defaultModel });
+      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
+      expect(runner.runningTurnId).toBeDefined();
+      expect(count(state.storage, 'turns')).toBe(1);
+      // The same answer from a socket, in the task where the HTTP turn that carried it has started.
+      const frames: unknown[] = [];
+      const socket = { deserializeAttachment: () => ({ sessionId: id, userId: LOCAL_USER }), send: (text: string) => frames.push(JSON.parse(text)) };
+      const frame = { type: 'append_message', role: 'tool', tool_call_id: call.toolCallId, content: 'again' };
+      await session.webSocketMessage(socket as unknown as WebSocket, JSON.stringify(frame));
+      expect(frames).toEqual([expect.objectContaining({ type: 'error', code: 'unknown_tool_call' })]);
+      expect(count(state.storage, 'socket_staged')).toBe(0);
       expect(await started).toMatchObject({ ok: true });
     });
   });

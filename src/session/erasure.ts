@@ -41,6 +41,9 @@ export async function eraseSession(parts: SessionParts): Promise<void> {
 
 /** Erases the session for its user's erasure; false when there was none. */
 export async function eraseForUser(parts: SessionParts): Promise<boolean> {
+  // A new session's first turn is stored a task after it starts (docs/decisions.md, 43): without
+  // this wait, a session in that task would seem not to exist, and outlive its user's erasure.
+  await parts.runner.settled();
   if (!parts.stores.meta.exists()) return false;
   while (parts.runner.runningTurnId) await parts.runner.stop();
   await eraseSession(parts);

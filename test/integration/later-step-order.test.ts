@@ -6,7 +6,8 @@
  * history is whole at its end. A message steered in during the tool goes in that request too, still
  * in the session’s queue and not yet in its history. A read of the session meanwhile, or a chat
  * socket’s frame, waits for the opening: it never names a turn not yet stored, nor misses a new
- * session's first turn, nor takes an answer the turn carried for one still owed.
+ * session's first turn (a user's erasure passed it over), nor takes an answer the turn carried for
+ * one still owed.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -119,6 +120,24 @@ describe('a read of the session while a turn’s opening is a task away', () => 
       expect(Number(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns WHERE turn_id = ?', turnId!).one().n)).toBe(1);
       expect(await started).toMatchObject({ ok: true });
     });
+  });
+
+  it('a user’s erasure waits for it too: a new session in its first turn’s opening is erased, not passed over', async () => {
+    const id = newSessionId('opening-erase');
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
+      const session = (instance as unknown as { session: Session }).session;
+      const { runner } = partsOf(instance);
+      const request = turnRequestSchema.parse({ messages: [user('hello')], stream: 'none' });
+      const started = session.startTurn({ sessionId: id, request, model: 'openai:script/calc' });
+      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
+      expect(runner.runningTurnId).toBeDefined();
+      expect(count(state.storage, 'turns')).toBe(0);
+      expect(await session.eraseForUser()).toEqual({ ok: true, erased: true });
+      await started;
+      expect(count(state.storage, 'turns')).toBe(0);
+      expect(count(state.storage, 'messages')).toBe(0);
+    });
+    expect((await session(id)).status).toBe(404);
   });
 
   it('a chat socket’s frame waits for it too: a call the turn answered is no longer owed to the socket', async () => {

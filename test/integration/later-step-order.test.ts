@@ -102,42 +102,46 @@ describe('the order of a turn’s model requests and its writes', () => {
   });
 });
 
+/**
+ * Inside the session's object: a turn started by the turns API, and `body` run once the launcher has
+ * started it, its model request gone and its opening a task away (the turn's id given), before the
+ * turn's answer is awaited.
+ */
+async function inOpening(id: string, body: Record<string, unknown>, model: string, during: (session: Session, storage: DurableObjectStorage, turnId: string) => Promise<void>) {
+  await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
+    const session = (instance as unknown as { session: Session }).session;
+    const { runner } = partsOf(instance);
+    const started = session.startTurn({ sessionId: id, request: turnRequestSchema.parse({ stream: 'none', ...body }), model });
+    for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
+    const turnId = runner.runningTurnId;
+    expect(turnId).toBeDefined();
+    await during(session, state.storage, turnId!);
+    expect(await started).toMatchObject({ ok: true });
+  });
+}
+
 describe('a read of the session while a turn’s opening is a task away', () => {
   it('waits for the opening: a new session’s first turn is found, and the turn its view names is stored', async () => {
     const id = newSessionId('opening-read');
-    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
-      const session = (instance as unknown as { session: Session }).session;
-      const { runner } = partsOf(instance);
-      const request = turnRequestSchema.parse({ messages: [user('hello')], stream: 'none' });
-      const started = session.startTurn({ sessionId: id, request, model: 'openai:script/calc' });
-      // Until the launcher has started the turn: its model request has gone, its opening is a task away.
-      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
-      const turnId = runner.runningTurnId;
-      expect(turnId).toBeDefined();
-      expect(count(state.storage, 'turns')).toBe(0);
+    await inOpening(id, { messages: [user('hello')] }, 'openai:script/calc', async (session, storage, turnId) => {
+      expect(count(storage, 'turns')).toBe(0);
       const view = await session.getSession(id);
       expect(view).toMatchObject({ ok: true, session: { sessionId: id, runningTurnId: turnId } });
-      expect(Number(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns WHERE turn_id = ?', turnId!).one().n)).toBe(1);
-      expect(await started).toMatchObject({ ok: true });
+      expect(Number(storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns WHERE turn_id = ?', turnId).one().n)).toBe(1);
     });
   });
 
   it('a user’s erasure waits for it too: a new session in its first turn’s opening is erased, not passed over', async () => {
     const id = newSessionId('opening-erase');
-    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
-      const session = (instance as unknown as { session: Session }).session;
-      const { runner } = partsOf(instance);
-      const request = turnRequestSchema.parse({ messages: [user('hello')], stream: 'none' });
-      const started = session.startTurn({ sessionId: id, request, model: 'openai:script/calc' });
-      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
-      expect(runner.runningTurnId).toBeDefined();
-      expect(count(state.storage, 'turns')).toBe(0);
+    await inOpening(id, { messages: [user('hello')] }, 'openai:script/calc', async (session, storage) => {
+      expect(count(storage, 'turns')).toBe(0);
       expect(await session.eraseForUser()).toEqual({ ok: true, erased: true });
-      await started;
+    });
+    expect((await session(id)).status).toBe(404);
+    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), (_instance, state) => {
       expect(count(state.storage, 'turns')).toBe(0);
       expect(count(state.storage, 'messages')).toBe(0);
     });
-    expect((await session(id)).status).toBe(404);
   });
 
   it('a chat socket’s frame waits for it too: a call the turn answered is no longer owed to the socket', async () => {
@@ -146,22 +150,16 @@ describe('a read of the session while a turn’s opening is a task away', () => 
     await jsonTurn(id, { messages: [user('call get_weather {"city":"Paris"}')], tools });
     const [call] = (await session(id)).body.pendingToolCalls;
     expect(call).toMatchObject({ awaiting: 'client' });
-    await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
-      const session = (instance as unknown as { session: Session }).session;
-      const { runner } = partsOf(instance);
-      const request = turnRequestSchema.parse({ messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }], tools, stream: 'none' });
-      const started = session.startTurn({ sessionId: id, request, model: readConfig(env).defaultModel });
-      for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
-      expect(runner.runningTurnId).toBeDefined();
-      expect(count(state.storage, 'turns')).toBe(1);
+    const answer = { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }], tools };
+    await inOpening(id, answer, readConfig(env).defaultModel, async (session, storage) => {
+      expect(count(storage, 'turns')).toBe(1);
       // The same answer from a socket, in the task where the HTTP turn that carried it has started.
       const frames: unknown[] = [];
       const socket = { deserializeAttachment: () => ({ sessionId: id, userId: LOCAL_USER }), send: (text: string) => frames.push(JSON.parse(text)) };
       const frame = { type: 'append_message', role: 'tool', tool_call_id: call.toolCallId, content: 'again' };
       await session.webSocketMessage(socket as unknown as WebSocket, JSON.stringify(frame));
       expect(frames).toEqual([expect.objectContaining({ type: 'error', code: 'unknown_tool_call' })]);
-      expect(count(state.storage, 'socket_staged')).toBe(0);
-      expect(await started).toMatchObject({ ok: true });
+      expect(count(storage, 'socket_staged')).toBe(0);
     });
   });
 });

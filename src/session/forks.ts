@@ -62,7 +62,7 @@ export function exportBranch(stores: SessionStores, sessionId: string, upToId: s
 }
 
 /** The new session takes the copy: all of it in one transaction, or nothing (`409 session_exists` if the id is taken). */
-export async function importFork(stores: SessionStores, sessionId: string, copy: BranchCopy): Promise<{ sessionId: string }> {
+export async function importFork(stores: SessionStores, sessionId: string, copy: BranchCopy, settled: () => Promise<void>): Promise<{ sessionId: string }> {
   const taken = () => new ApiError(409, 'session_exists', `A session with the id ${sessionId} exists already; fork to another id, or leave it out.`, { details: { sessionId } });
   // Read whole before anything else: a copy left half-read fails the session that gives it.
   const text = await new Response(copy.body).text();
@@ -73,7 +73,9 @@ export async function importFork(stores: SessionStores, sessionId: string, copy:
     throw new ApiError(413, 'fork_too_large', `A fork copies at most ${MAX_FORK_BYTES} bytes of history; fork from an earlier message (upTo).`);
   }
   const lines = raw.map((line) => copiedLineSchema.parse(JSON.parse(line)));
-  // Awaited the copy: another request may have made the session since.
+  // Awaited the copy: another request may have made the session since, or started its first turn,
+  // whose opening is stored a task later (docs/decisions.md, 43).
+  await settled();
   if (stores.meta.exists()) throw taken();
   const { meta, history, side } = stores;
   meta.transaction(() => {

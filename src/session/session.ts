@@ -146,7 +146,7 @@ export class Session {
   }
 
   async importFork(sessionId: string, copy: BranchCopy): Promise<Result<{ sessionId: string }>> {
-    return guard(async () => this.told(await importFork(this.parts.stores, sessionId, copy)));
+    return guard(async () => this.told(await importFork(this.parts.stores, sessionId, copy, () => this.parts.runner.settled())));
   }
 
   async deleteSession(): Promise<Result<{ deleted: true }>> {

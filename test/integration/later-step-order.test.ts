@@ -6,8 +6,8 @@
  * history is whole at its end. A message steered in during the tool goes in that request too, still
  * in the session’s queue and not yet in its history. A read of the session meanwhile, or a chat
  * socket’s frame, waits for the opening: it never names a turn not yet stored, nor misses a new
- * session's first turn (a user's erasure passed it over), nor takes an answer the turn carried for
- * one still owed.
+ * session's first turn (a user's erasure passed it over, a fork took its id), nor takes an answer
+ * the turn carried for one still owed.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -142,6 +142,25 @@ describe('a read of the session while a turn’s opening is a task away', () => 
       expect(count(state.storage, 'turns')).toBe(0);
       expect(count(state.storage, 'messages')).toBe(0);
     });
+  });
+
+  it('a fork into the session’s id waits for it too: the id is taken, where the copy would have gone under the turn', async () => {
+    const sourceId = newSessionId('fork-source');
+    await jsonTurn(sourceId, { messages: [user('hello from the source')] });
+    const exported = await env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, sourceId)).exportBranch(sourceId, undefined);
+    if (!exported.ok) throw new Error('no copy');
+    const { ok: _ok, body, ...header } = exported;
+    const text = await new Response(body).text();
+    const id = newSessionId('opening-fork');
+    await inOpening(id, { messages: [user('hello')] }, 'openai:script/calc', async (session, storage) => {
+      expect(count(storage, 'turns')).toBe(0);
+      // A copy already read: its import reaches its checks within the opening's task.
+      const forked = await session.importFork(id, { ...header, body: new Response(text).body! });
+      expect(forked).toMatchObject({ ok: false, status: 409, body: { error: { code: 'session_exists' } } });
+    });
+    const kept = await history(id);
+    expect(kept[0]).toEqual(user('hello'));
+    expect(JSON.stringify(kept)).not.toContain('from the source');
   });
 
   it('a chat socket’s frame waits for it too: a call the turn answered is no longer owed to the socket', async () => {

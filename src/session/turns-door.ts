@@ -62,6 +62,9 @@ export async function admit(
   streams: boolean,
 ): Promise<Admitted> {
   const { runner, queue, stores } = session;
+  // A running turn's opening stored first (a task at most: docs/decisions.md, 43), as for every read:
+  // a request steered in, queued or joined finds the turn it joins stored, and its key.
+  await runner.settled();
   const busy = runner.runningTurnId !== undefined;
   if (busy && (door.ifBusy === 'enqueue' || door.ifBusy === 'steer')) {
     const admitted = typeof request === 'function' ? request() : request;
@@ -113,6 +116,7 @@ export type TurnStarted = (StartedTurn | { kind: 'accepted'; body: AcceptedTurn 
 /** The turns API's door. */
 export async function startTurnsApiTurn(args: StartTurnArgs, session: Session): Promise<TurnStarted> {
   const { request, idempotency } = args;
+  await session.runner.settled(); // a retry's key is looked up once the turn it names is stored
   const prior = idempotency && session.stores.turns.turnByIdempotencyKey(idempotency.key, Date.now() - IDEMPOTENCY_WINDOW_MS);
   if (prior?.enqueued && prior.requestHash === idempotency?.hash) {
     return { kind: 'accepted', body: { turnId: prior.turnId, status: 'queued', position: session.queue.position(prior.turnId) }, replayed: true };

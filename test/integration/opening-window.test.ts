@@ -160,15 +160,15 @@ describe('every door of the session’s object in a new session’s opening task
 });
 
 /**
- * Inside the session's object: a turn started by the turns API, and `body` run once the launcher has
- * started it, its model request gone and its opening a task away (the turn's id given), before the
- * turn's answer is awaited.
+ * Inside the session's object: a turn of `body` started by the turns API, and `during` run once the
+ * launcher has started it, its model request gone and its opening a task away (the turn's id given);
+ * then the turn is stopped, and its answer read to its end.
  */
 async function inOpening(id: string, body: Record<string, unknown>, model: string, during: (session: Session, storage: DurableObjectStorage, turnId: string) => Promise<void>, first: Pick<StartTurnArgs, 'idempotency'> = {}) {
   await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), async (instance, state) => {
     const session = (instance as unknown as { session: Session }).session;
     const { runner } = partsOf(instance);
-    // Streamed, so that its answer comes at once; stopped after `during`, and read to its end.
+    // Streamed, so that its answer comes at once.
     const started = session.startTurn({ sessionId: id, request: turnRequestSchema.parse({ stream: 'delta', ...body }), model, ...first });
     for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
     const turnId = runner.runningTurnId;
@@ -182,7 +182,7 @@ async function inOpening(id: string, body: Record<string, unknown>, model: strin
 }
 
 describe('a chat socket’s frame in a turn’s opening task', () => {
-  it('a chat socket’s frame waits for it too: a call the turn answered is no longer owed to the socket', async () => {
+  it('waits for it: a call the turn answered is no longer owed to the socket', async () => {
     const id = newSessionId('opening-socket');
     const tools = [{ name: 'get_weather' }];
     await jsonTurn(id, { messages: [user('call get_weather {"city":"Paris"}')], tools });

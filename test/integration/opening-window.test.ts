@@ -144,6 +144,16 @@ describe('every door of the session’s object in a new session’s opening task
     });
   }
 
+  it('startTurn with ifBusy "interrupt": the running turn is stopped once stored, and the new one runs', async () => {
+    const id = newSessionId('opening-interrupt');
+    await inOpening(id, { messages: [user('hello')] }, MODEL, async (session, storage, turnId) => {
+      const next = await session.startTurn({ sessionId: id, request: request('again', { ifBusy: 'interrupt', stream: 'delta' }), model: MODEL });
+      expect(next).toMatchObject({ ok: true, replayed: false });
+      expect(storage.sql.exec<{ status: string }>('SELECT status FROM turns WHERE turn_id = ?', turnId).one().status).toBe('cancelled');
+      if (next.ok && 'body' in next && next.body instanceof ReadableStream) await next.body.cancel();
+    });
+  });
+
   for (const [method, door] of Object.entries(doors)) {
     if ('exempt' in door) continue;
     it(`${method}: answers as after the opening`, async () => {

@@ -14,6 +14,7 @@ import { LOCAL_USER } from '../../src/http/auth';
 import { sessionObjectName } from '../../src/http/session-stub';
 import { checkHistoryInvariants, history, newSessionId, postTurn, readSse, session, turn, user } from '../helpers/api';
 import { readUntil } from '../helpers/read-until';
+import { rowCount } from '../helpers/rows';
 
 /** Runs `body` with each model request (to the stand-in's Chat Completions) marked by `mark`, called as the request goes. */
 async function watchingRequests<T>(mark: () => void, body: () => Promise<T>): Promise<T> {
@@ -39,8 +40,6 @@ async function storageOf(id: string): Promise<DurableObjectStorage> {
   return storage!;
 }
 
-const count = (storage: DurableObjectStorage, table: string) =>
-  storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = ?`, table).toArray().length === 0 ? 0 : Number(storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n);
 
 describe('the order of a turn’s model requests and its writes', () => {
   it('asks the model after a tool’s step before the step is stored, and stores it all the same', async () => {
@@ -48,7 +47,7 @@ describe('the order of a turn’s model requests and its writes', () => {
     expect((await turn(id, { messages: [user('hello')] })).status).toBe(200);
     const storage = await storageOf(id);
     const rows: number[] = [];
-    const answer = await watchingRequests(() => rows.push(count(storage, 'messages')), () => turn(id, { messages: [user('compute it')], model: 'openai:script/calc' }));
+    const answer = await watchingRequests(() => rows.push(rowCount(storage, 'messages')), () => turn(id, { messages: [user('compute it')], model: 'openai:script/calc' }));
     expect(answer.status).toBe(200);
     // Two rows before the turn. The first request goes before the turn's own user message is
     // stored; the second once it is, and before the answer with its call and the tool's result.
@@ -64,7 +63,7 @@ describe('the order of a turn’s model requests and its writes', () => {
     const storage = await storageOf(id);
     const seen: { messages: number; queued: number }[] = [];
     const events = await watchingRequests(
-      () => seen.push({ messages: count(storage, 'messages'), queued: count(storage, 'turn_queue') }),
+      () => seen.push({ messages: rowCount(storage, 'messages'), queued: rowCount(storage, 'turn_queue') }),
       async () => {
         const response = await postTurn(id, { messages: [user('count it')], model: 'openai:script/count', stream: 'delta' });
         const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -90,8 +89,8 @@ describe('the order of a turn’s model requests and its writes', () => {
     // Out of the queue at the step's end, the message's queued turn forgotten.
     expect((await session(id)).body.queuedTurns).toEqual([]);
     await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), (_instance, state) => {
-      expect(count(state.storage, 'turn_queue')).toBe(0);
-      expect(count(state.storage, 'turns')).toBe(2);
+      expect(rowCount(state.storage, 'turn_queue')).toBe(0);
+      expect(rowCount(state.storage, 'turns')).toBe(2);
     });
   });
 });

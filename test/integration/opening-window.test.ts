@@ -17,11 +17,10 @@ import type { Session } from '../../src/session/session';
 import { SessionObject } from '../../src/session/session-object';
 import type { BranchCopy } from '../../src/session/forks';
 import type { StartTurnArgs } from '../../src/session/turns-door';
-import { history, jsonTurn, newSessionId, session as sessionView, user } from '../helpers/api';
+import { fetchWorker, history, jsonTurn, newSessionId, session as sessionView, user } from '../helpers/api';
 import { partsOf } from '../helpers/session-parts';
+import { rowCount } from '../helpers/rows';
 
-const count = (storage: DurableObjectStorage, table: string) =>
-  storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = ?`, table).toArray().length === 0 ? 0 : Number(storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n);
 
 /** Ten chunks 150 ms apart: the turn still runs when each door is called (and is stopped after it). */
 const MODEL = 'openai:script/slow';
@@ -86,11 +85,18 @@ const doors: Record<string, Case | { exempt: string }> = {
   deleteSession: async (session) => expect(await session.deleteSession()).toMatchObject(busy),
   getTurn: async (session, _id, turnId) => expect(await session.getTurn(turnId)).toMatchObject({ ok: true, turn: { turnId } }),
   getDeliveries: async (session) => expect(await session.getDeliveries()).toEqual({ ok: true, deliveries: [] }),
-  createSchedule: async (session, id) => {
+  // A schedule makes the session as a first turn does: both are kept, whichever writes first.
+  createSchedule: async (session, id, turnId) => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
     expect(await session.createSchedule(id, { messages: [{ role: 'user', content: 'later' }], at, model: MODEL })).toMatchObject({ ok: true });
+    return async () => {
+      expect((await sessionView(id)).body).toMatchObject({ lastTurn: { turnId, status: 'cancelled' } });
+      expect(await fetchWorker(`/sessions/${id}/schedules`).then((response) => response.json())).toMatchObject({ schedules: [{ messages: [{ content: 'later' }] }] });
+    };
   },
   getSchedules: async (session) => expect(await session.getSchedules()).toEqual({ ok: true, schedules: [] }),
+  // Reads nothing a first turn's opening writes (a new session has no schedule either way): its
+  // answer cannot tell the wait apart, and is checked as the others are.
   deleteSchedule: async (session) => expect(await session.deleteSchedule('sch_none')).toMatchObject({ ok: false, status: 404, body: { error: { code: 'schedule_not_found' } } }),
   exportForUser: async (session, id) => {
     const exported = await session.exportForUser(id);
@@ -103,8 +109,8 @@ const doors: Record<string, Case | { exempt: string }> = {
     return async () => {
       expect((await sessionView(id)).status).toBe(404);
       await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(LOCAL_USER, id)), (_instance, state) => {
-        expect(count(state.storage, 'turns')).toBe(0);
-        expect(count(state.storage, 'messages')).toBe(0);
+        expect(rowCount(state.storage, 'turns')).toBe(0);
+        expect(rowCount(state.storage, 'messages')).toBe(0);
       });
     };
   },
@@ -138,7 +144,7 @@ describe('every door of the session’s object in a new session’s opening task
         const retry = await session.startTurn({ sessionId: id, request: request('hello', { ifBusy: policy, stream: 'delta' }), model: MODEL, idempotency });
         expect(retry).toMatchObject({ ok: true, replayed: true });
         // Nothing queued, nothing handed to the running turn: the retry only follows it.
-        expect(count(storage, 'turn_queue')).toBe(0);
+        expect(rowCount(storage, 'turn_queue')).toBe(0);
         if (retry.ok && 'body' in retry && retry.body instanceof ReadableStream) await retry.body.cancel();
       }, { idempotency });
     });
@@ -160,7 +166,7 @@ describe('every door of the session’s object in a new session’s opening task
       const id = newSessionId(`opening-${method}`);
       const after: Array<() => Promise<void>> = [];
       await inOpening(id, { messages: [user('hello')] }, MODEL, async (session, storage, turnId) => {
-        expect(count(storage, 'turns')).toBe(0);
+        expect(rowCount(storage, 'turns')).toBe(0);
         const then = await door(session, id, turnId, storage);
         if (typeof then === 'function') after.push(then);
       });
@@ -200,14 +206,14 @@ describe('a chat socket’s frame in a turn’s opening task', () => {
     expect(call).toMatchObject({ awaiting: 'client' });
     const answer = { messages: [{ role: 'tool', toolCallId: call.toolCallId, content: '18°C' }], tools };
     await inOpening(id, answer, readConfig(env).defaultModel, async (session, storage) => {
-      expect(count(storage, 'turns')).toBe(1);
+      expect(rowCount(storage, 'turns')).toBe(1);
       // The same answer from a socket, in the task where the HTTP turn that carried it has started.
       const frames: unknown[] = [];
       const socket = { deserializeAttachment: () => ({ sessionId: id, userId: LOCAL_USER }), send: (text: string) => frames.push(JSON.parse(text)) };
       const frame = { type: 'append_message', role: 'tool', tool_call_id: call.toolCallId, content: 'again' };
       await session.webSocketMessage(socket as unknown as WebSocket, JSON.stringify(frame));
       expect(frames).toEqual([expect.objectContaining({ type: 'error', code: 'unknown_tool_call' })]);
-      expect(count(storage, 'socket_staged')).toBe(0);
+      expect(rowCount(storage, 'socket_staged')).toBe(0);
     });
   });
 });

@@ -10,7 +10,8 @@
 // session each time; with `BEFORE=<checkout>` (a `git worktree` of another commit, as for `npm run
 // bench:compare`) ours there too, measured in the same rounds; with `ASSETS=1` the least served as
 // ours is (`bench/systems/minimal-turn-assets.toml`, offering the tools). `ONLY='<kind>;<kind>'`
-// keeps those kinds; `PAUSE_MS` waits after each request; `ROUNDS` (300); `SEED=<turns>` gives each
+// keeps those kinds; `TAILS=1` prints each kind's p90 and p99 too, before and after its model
+// request; `PAUSE_MS` waits after each request; `ROUNDS` (300); `SEED=<turns>` gives each
 // long-lived session that many turns before the rounds (a long history); `INSPECTOR=on` serves each
 // system with `wrangler dev`'s DevTools inspector, as the bench did before (bench/PROFILE.md, "The
 // dev server's inspector"). `MODEL=paced-5-10` has the stand-in take 10 ms before each delta, as a
@@ -27,6 +28,8 @@ import { groupRuntimeCpuNs, measureReader, measureTurn, median, round, shuffled 
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
+const tails = process.env.TAILS === '1';
+const quantile = (values, share) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(share * values.length))];
 const guard = setTimeout(() => (console.error('arrive: stopped at its 600 s bound'), process.exit(3)), 600_000);
 const state = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `arrive-${name}-`))];
 const inspector = process.env.INSPECTOR === 'on';
@@ -89,6 +92,11 @@ try {
   }
   for (const [kind, row] of Object.entries(rows)) {
     console.log(`${kind.padEnd(42)} request at the upstream ${round(median(row.arrived))} ms, its body ${round(median(row.received))} ms, answered ${round(median(row.answered))} ms, first text event ${round(median(row.text))} ms, stream's end ${round(median(row.end))} ms, runtime CPU ${round(median(row.cpu))} ms`);
+    if (!tails) continue;
+    // The first event's time on either side of the model request, each at the median, p90 and p99.
+    const after = row.text.map((text, index) => text - row.arrived[index]);
+    const spread = (values) => [0.5, 0.9, 0.99].map((share) => round(quantile(values, share))).join(' / ');
+    console.log(`${''.padEnd(42)} (p50 / p90 / p99) first text event ${spread(row.text)} ms: before the request ${spread(row.arrived)}, after it ${spread(after)}; runtime CPU ${spread(row.cpu)}`);
   }
 } finally {
   clearTimeout(guard);

@@ -24,12 +24,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { groupRuntimeCpuNs, measureReader, measureTurn, median, round, shuffled } from '../measure.mjs';
+import { groupRuntimeCpuNs, measureReader, measureTurn, median, quantile, round, shuffled } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
 const tails = process.env.TAILS === '1';
-const quantile = (values, share) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(share * values.length))];
 const guard = setTimeout(() => (console.error('arrive: stopped at its 600 s bound'), process.exit(3)), 600_000);
 const state = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `arrive-${name}-`))];
 const inspector = process.env.INSPECTOR === 'on';

@@ -9,8 +9,9 @@
 // first text event, its ratio to the limit through a DO (new: to the limit through a new DO) and
 // its runtime CPU per request. `ROUNDS` (200); `DIRECT=1` serves each system by its runtime
 // directly, past wrangler's proxy worker; `ASSETS=1` adds the least served as ours is, static assets
-// in front (`bench/systems/minimal-turn-assets.toml`); `ONLY='<kind>;<kind>'` keeps those kinds and
-// the two limits. Loopback only; bounded in time.
+// in front (`bench/systems/minimal-turn-assets.toml`); `BARE=1` adds ours without the playground's
+// assets, so without their router (`bench/systems/ours-without-assets.toml`, a measurement);
+// `ONLY='<kind>;<kind>'` keeps those kinds and the two limits. Loopback only; bounded in time.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ const reader = await startDevServer({ config: 'bench/systems/limit-do-read.toml'
 const least = await startDevServer({ config: 'bench/systems/minimal-turn.toml', vars: floorVars, extraArgs: state('least'), inspector: false, direct });
 const ours = await startDevServer({ vars: serviceVars(upstream.url, 20_000), extraArgs: state('ours'), inspector: false, direct });
 const assets = process.env.ASSETS === '1' ? await startDevServer({ config: 'bench/systems/minimal-turn-assets.toml', vars: floorVars, extraArgs: state('assets'), inspector: false, direct }) : undefined;
+const bare = process.env.BARE === '1' ? await startDevServer({ config: 'bench/systems/ours-without-assets.toml', vars: serviceVars(upstream.url, 20_000), extraArgs: state('bare'), inspector: false, direct }) : undefined;
 
 const turn = (server, session, query = '') => (round) => measureTurn(`${server.base}/sessions/${session(round)}/turns${query}`, 'deltas-5', round);
 const kinds = {
@@ -52,6 +54,12 @@ const kinds = {
         'the least, tools, assets before it': { server: assets, run: turn(assets, () => 'assets-tools', '?tools') },
         'the least, assets before it, new': { server: assets, run: turn(assets, (round) => `assets-new-${Date.now()}-${round}`), fresh: true },
         'the least, tools, assets before it, new': { server: assets, run: turn(assets, (round) => `assets-tools-${Date.now()}-${round}`, '?tools'), fresh: true },
+      }
+    : {}),
+  ...(bare
+    ? {
+        'ours without the router': { server: bare, run: turn(bare, () => 'bare-long') },
+        'ours without the router, new': { server: bare, run: turn(bare, (round) => `bare-new-${Date.now()}-${round}`), fresh: true },
       }
     : {}),
 };
@@ -79,6 +87,6 @@ try {
   }
 } finally {
   clearTimeout(guard);
-  for (const server of [pipe, reader, least, ours, assets]) server?.stop();
+  for (const server of [pipe, reader, least, ours, assets, bare]) server?.stop();
   await upstream.close();
 }

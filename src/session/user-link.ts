@@ -224,7 +224,10 @@ export class UserLink {
    * usage is written in the task a turn's held events are written in (one commit, `task-end.ts`).
    */
   private sendSoon(): void {
-    this.soon ??= this.host.afterThisTask(() => this.send());
+    this.soon ??= this.host.afterThisTask(() => {
+      this.soon = undefined; // fired: nothing left to withdraw
+      this.send();
+    });
   }
 
   /** One batch of the outbox; a failure waits for the alarm, with a backoff. */

@@ -9,13 +9,12 @@
 // the tools), with the benchmarks' stand-in model, and for a first request its Worker refuses alone
 // (a 400: what a Worker isolate that no object shares pays). Prints one `BENCH {json}` line.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { Miniflare } from 'miniflare';
-import { childRuntimeCpuMs, median, round } from './measure.mjs';
-import { serviceVars, startBenchUpstream } from './upstream.mjs';
+import { bundleOf, coldIsolate } from './cold-isolate.mjs';
+import { median, round } from './measure.mjs';
+import { startBenchUpstream } from './upstream.mjs';
 
 const RUNS = 10;
 const root = resolve(import.meta.dirname, '..');
@@ -25,19 +24,6 @@ const systems = [
   { name: 'the least a turn does', config: join(root, 'bench/systems/minimal-turn.toml'), objects: { SESSION: 'Session' } },
 ];
 const wrangler = join(root, 'node_modules/.bin/wrangler');
-
-/**
- * The upload `wrangler deploy --dry-run` makes: the Worker's code (its bytes and gzip), and the
- * whole upload as a file (`--outfile`), which `wrangler check startup` runs.
- */
-function bundleOf(system) {
-  const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
-  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outdir', outdir], { cwd: root, stdio: 'ignore' });
-  const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
-  const upload = join(outdir, 'worker.bundle');
-  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
-  return { upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
-}
 
 /**
  * The CPU of one startup: the sampled time the profiler found the isolate busy (every sample but
@@ -61,46 +47,7 @@ function startupCpuMs(upload, spacing) {
 /** The busy samples' spacing in ours' and the floor's profiles (the least's, many and dense, would narrow it). */
 const intervals = [];
 
-/**
- * A new isolate (the bundle in a fresh runtime, no profiler): its CPU to get ready (the runtime's own
- * start included: the floor's figure says how much that is); then, by `mode`, the first turn of a new
- * session and the turn of another new session after it (`demo`: ours with its demo model; `model`:
- * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
- * (`refused`: a turn without messages, a 400 before any object).
- */
-async function coldIsolate(bundle, run, mode) {
-  const runtime = new Miniflare({
-    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
-    modulesRoot: '/',
-    compatibilityDate: '2026-04-20',
-    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
-    durableObjects: Object.fromEntries(Object.entries(bundle.objects).map(([binding, className]) => [binding, { className, useSQLite: true }])),
-    bindings: mode === 'demo' ? {} : bundle.name === 'ours' ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url },
-  });
-  const before = childRuntimeCpuMs();
-  await runtime.ready;
-  const ready = childRuntimeCpuMs();
-  const post = async (sessionId, body, status) => {
-    const query = bundle.name === 'ours' ? '' : '?tools';
-    const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (response.status !== status) throw new Error(`cold isolate, ${bundle.name}: ${response.status} ${await response.text()}`);
-    await response.text();
-    return childRuntimeCpuMs();
-  };
-  const turn = (sessionId) =>
-    post(sessionId, mode === 'demo' ? { messages: [{ role: 'user', content: 'hello' }] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] }, 200);
-  const result = { readyMs: ready - before };
-  if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'openai:deltas-5', messages: [] }, 400)) - ready;
-  else if (mode) {
-    const first = await turn(`cold-${run}-a`);
-    result.firstTurnMs = first - ready;
-    result.laterTurnMs = (await turn(`cold-${run}-b`)) - first;
-  }
-  await runtime.dispose();
-  return result;
-}
-
-const bundles = systems.map((system) => ({ ...system, ...bundleOf(system) }));
+const bundles = systems.map((system) => ({ ...system, ...bundleOf(system, root) }));
 const cpu = new Map(systems.map((system) => [system.name, []]));
 for (let run = 0; run < RUNS; run += 1) {
   for (const system of run % 2 === 0 ? bundles : [...bundles].reverse()) cpu.get(system.name).push(startupCpuMs(system.upload, system.name === 'the least a turn does' ? undefined : intervals));
@@ -132,7 +79,7 @@ const coldKinds = [
 const cold = new Map(coldKinds.map((kind) => [kind.name, []]));
 for (let run = 0; run < RUNS; run += 1) {
   for (const kind of run % 2 === 0 ? coldKinds : [...coldKinds].reverse()) {
-    cold.get(kind.name).push(await coldIsolate(bundles.find((bundle) => bundle.name === kind.system), run, kind.mode));
+    cold.get(kind.name).push(await coldIsolate(bundles.find((bundle) => bundle.name === kind.system), run, kind.mode, upstream));
   }
 }
 await upstream.close();

@@ -1,0 +1,64 @@
+// A new isolate of a system, as `npm run bench` (bench/startup.mjs) and the paired experiment
+// (bench/experiments/cold-pair.mjs) measure it: the bundle `wrangler deploy --dry-run` makes, run
+// in a fresh runtime with no profiler, its CPU read from /proc.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Miniflare } from 'miniflare';
+import { childRuntimeCpuMs } from './measure.mjs';
+import { serviceVars } from './upstream.mjs';
+
+/**
+ * The upload `wrangler deploy --dry-run` makes: the Worker's code (its bytes and gzip), and the
+ * whole upload as a file (`--outfile`), which `wrangler check startup` runs.
+ */
+export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/wrangler')) {
+  const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
+  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outdir', outdir], { cwd: root, stdio: 'ignore' });
+  const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
+  const upload = join(outdir, 'worker.bundle');
+  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
+  return { upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+}
+
+/**
+ * A new isolate (the bundle in a fresh runtime, no profiler): its CPU to get ready (the runtime's own
+ * start included: the floor's figure says how much that is); then, by `mode`, the first turn of a new
+ * session and the turn of another new session after it (`demo`: ours with its demo model; `model`:
+ * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
+ * (`refused`: a turn without messages, a 400 before any object).
+ */
+export async function coldIsolate(bundle, run, mode, upstream) {
+  const runtime = new Miniflare({
+    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
+    modulesRoot: '/',
+    compatibilityDate: '2026-04-20',
+    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
+    durableObjects: Object.fromEntries(Object.entries(bundle.objects).map(([binding, className]) => [binding, { className, useSQLite: true }])),
+    bindings: mode === 'demo' ? {} : bundle.name.startsWith('ours') ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url },
+  });
+  const before = childRuntimeCpuMs();
+  await runtime.ready;
+  const ready = childRuntimeCpuMs();
+  const post = async (sessionId, body, status) => {
+    const query = bundle.name.startsWith('ours') ? '' : '?tools';
+    const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== status) throw new Error(`cold isolate, ${bundle.name}: ${response.status} ${await response.text()}`);
+    await response.text();
+    return childRuntimeCpuMs();
+  };
+  const turn = (sessionId) =>
+    post(sessionId, mode === 'demo' ? { messages: [{ role: 'user', content: 'hello' }] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] }, 200);
+  const result = { readyMs: ready - before };
+  if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'openai:deltas-5', messages: [] }, 400)) - ready;
+  else if (mode) {
+    const first = await turn(`cold-${run}-a`);
+    result.firstTurnMs = first - ready;
+    result.laterTurnMs = (await turn(`cold-${run}-b`)) - first;
+  }
+  await runtime.dispose();
+  return result;
+}
+

@@ -20,8 +20,9 @@ export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Use the tools you are given when they help, and answer concisely.';
 
 const modelIdSchema = z.string().trim().regex(/^[a-z0-9-]+:.+$/);
-const positiveInt = (fallback: number, max: number) =>
-  z.preprocess((value) => (value === undefined || value === '' ? fallback : Number(value)), z.number().int().min(1).max(max));
+
+/** A whole number from `min` to `max`, written as text. */
+const count = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** A JSON var, parsed; text that is not JSON is left for the schema to refuse. */
 function parseJson(value: unknown): unknown {
@@ -33,68 +34,97 @@ function parseJson(value: unknown): unknown {
 }
 
 /** A number of tokens for every model, or `provider:model=tokens` pairs. */
-const tokensByModel = z
-  .string()
-  .regex(/^(\d+|[a-z0-9-]+:[^=,]+=\d+(,[a-z0-9-]+:[^=,]+=\d+)*)$/, { message: 'write a number of tokens, or provider:model=tokens pairs separated by commas' })
-  .optional();
+const tokensByModel = () =>
+  z.string().regex(/^(\d+|[a-z0-9-]+:[^=,]+=\d+(,[a-z0-9-]+:[^=,]+=\d+)*)$/, { message: 'write a number of tokens, or provider:model=tokens pairs separated by commas' });
 
-const configSchema = z.object({
-  MODEL: modelIdSchema.default(DEMO_MODEL_ID),
-  MODELS: z.string().optional(),
-  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
-  OPENAI_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.url().default('https://api.anthropic.com'),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_MAX_TOKENS: positiveInt(8192, 1_000_000),
-  WORKERS_AI_MAX_TOKENS: positiveInt(2048, 1_000_000),
-  ANTHROPIC_THINKING_BUDGET: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1_000_000)),
-  SYSTEM_PROMPT: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
-  MAX_ITERATIONS: positiveInt(10, 1000),
-  UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(10_000, 600_000),
-  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: positiveInt(120_000, 3_600_000),
-  UPSTREAM_IDLE_TIMEOUT_MS: positiveInt(60_000, 3_600_000),
-  UPSTREAM_MAX_RETRIES: z.preprocess((value) => (value === undefined || value === '' ? 2 : Number(value)), z.number().int().min(0).max(10)),
-  TOOL_TIMEOUT_MS: positiveInt(30_000, 3_600_000),
-  TOOL_CONCURRENCY: positiveInt(8, 256),
-  MAX_QUEUED_TURNS: positiveInt(8, 1000),
-  MAX_SUBAGENTS_PER_TURN: z.preprocess((value) => (value === undefined || value === '' ? 8 : Number(value)), z.number().int().min(0).max(256)),
-  MODEL_CONTEXT_TOKENS: tokensByModel,
-  TURN_TOKEN_BUDGET: tokensByModel,
-  OUTPUT_RESERVE_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? undefined : Number(value)), z.number().int().min(1).optional()),
-  COMPACTION_THRESHOLD: z.preprocess((value) => (value === undefined || value === '' ? 0.8 : Number(value)), z.number().min(0.1).max(0.95)),
-  TOOL_RESULT_MAX_CHARS: positiveInt(20_000, 10_000_000),
-  TITLES: z.enum(['on', 'off']).default('on'),
-  MCP_SERVERS: z.preprocess(parseJson, mcpServersSchema).optional(),
-  MCP_LIST_TTL_SECONDS: z.preprocess((value) => (value === undefined || value === '' ? 300 : Number(value)), z.number().int().min(0).max(86_400)),
-  TOOL_VISIBILITY: z
-    .preprocess(
+/** A variable's check, and its value when the deployment leaves it unset (or empty). */
+type Setting<Check extends z.ZodType, Unset> = { check: () => Check; unset: Unset };
+const orDefault = <Check extends z.ZodType>(check: () => Check, unset: z.output<Check>): Setting<Check, z.output<Check>> => ({ check, unset });
+const optional = <Check extends z.ZodType>(check: () => Check): Setting<Check, undefined> => ({ check, unset: undefined });
+
+/**
+ * The variables, each checked with zod. A check is made only for a variable the deployment sets: a
+ * new isolate reads the configuration at its first request, and making the schemas of the thirty-odd
+ * variables most deployments leave unset was a fifth of that request's CPU (bench/PROFILE.md, "The
+ * configuration's checks made for what is set").
+ */
+const VARS = {
+  MODEL: orDefault(() => modelIdSchema, DEMO_MODEL_ID),
+  MODELS: optional(() => z.string()),
+  OPENAI_BASE_URL: orDefault(() => z.url(), 'https://api.openai.com/v1'),
+  OPENAI_API_KEY: optional(() => z.string()),
+  ANTHROPIC_BASE_URL: orDefault(() => z.url(), 'https://api.anthropic.com'),
+  ANTHROPIC_API_KEY: optional(() => z.string()),
+  ANTHROPIC_MAX_TOKENS: orDefault(() => count(1, 1_000_000), 8192),
+  WORKERS_AI_MAX_TOKENS: orDefault(() => count(1, 1_000_000), 2048),
+  ANTHROPIC_THINKING_BUDGET: orDefault(() => count(0, 1_000_000), 0),
+  SYSTEM_PROMPT: orDefault(() => z.string().min(1), DEFAULT_SYSTEM_PROMPT),
+  MAX_ITERATIONS: orDefault(() => count(1, 1000), 10),
+  UPSTREAM_CONNECT_TIMEOUT_MS: orDefault(() => count(1, 600_000), 10_000),
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: orDefault(() => count(1, 3_600_000), 120_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: orDefault(() => count(1, 3_600_000), 60_000),
+  UPSTREAM_MAX_RETRIES: orDefault(() => count(0, 10), 2),
+  TOOL_TIMEOUT_MS: orDefault(() => count(1, 3_600_000), 30_000),
+  TOOL_CONCURRENCY: orDefault(() => count(1, 256), 8),
+  MAX_QUEUED_TURNS: orDefault(() => count(1, 1000), 8),
+  MAX_SUBAGENTS_PER_TURN: orDefault(() => count(0, 256), 8),
+  MODEL_CONTEXT_TOKENS: optional(tokensByModel),
+  TURN_TOKEN_BUDGET: optional(tokensByModel),
+  OUTPUT_RESERVE_TOKENS: optional(() => z.coerce.number().int().min(1)),
+  COMPACTION_THRESHOLD: orDefault(() => z.coerce.number().min(0.1).max(0.95), 0.8),
+  TOOL_RESULT_MAX_CHARS: orDefault(() => count(1, 10_000_000), 20_000),
+  TITLES: orDefault(() => z.enum(['on', 'off']), 'on'),
+  MCP_SERVERS: optional(() => z.preprocess(parseJson, mcpServersSchema())),
+  MCP_LIST_TTL_SECONDS: orDefault(() => count(0, 86_400), 300),
+  TOOL_VISIBILITY: optional(() =>
+    z.preprocess(
       parseJson,
       z.record(
         z.string(),
         z.strictObject({ show_name: z.boolean().optional(), show_arguments: z.boolean().optional(), show_result: z.boolean().optional() }),
         { error: 'write a JSON object: {"tool": {"show_name": bool, "show_arguments": bool, "show_result": bool}}' },
       ),
-    )
-    .optional(),
-  CORS_ORIGINS: z
-    .string()
-    .trim()
-    .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, {
-      message: 'write "*" or origins separated by commas, e.g. "https://app.example.com,http://localhost:5173"',
-    })
-    .optional(),
-  RATE_LIMIT_PER_MINUTE: z.preprocess(
-    (value) => (value === undefined || value === '' ? 120 : Number(value)),
-    z.number().int().min(0).max(1_000_000),
+    ),
   ),
-  PRICES: z.preprocess(parseJson, pricesSchema).optional(),
-  USER_DAILY_TOKENS: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().int().min(0).max(1e12)),
-  USER_DAILY_COST_USD: z.preprocess((value) => (value === undefined || value === '' ? 0 : Number(value)), z.number().min(0).max(1e9)),
-  DATA_JURISDICTION: z.enum(JURISDICTIONS).optional(),
-  WEBHOOK_URL: z.url({ protocol: /^https?$/, message: 'write an http(s) URL' }).optional(),
-  WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { message: 'write a Standard Webhooks secret: whsec_ and base64' }).optional(),
-  WEBHOOK_RETRY_BASE_MS: positiveInt(5000, 3_600_000),
-});
+  CORS_ORIGINS: optional(() =>
+    z
+      .string()
+      .trim()
+      .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, {
+        message: 'write "*" or origins separated by commas, e.g. "https://app.example.com,http://localhost:5173"',
+      }),
+  ),
+  RATE_LIMIT_PER_MINUTE: orDefault(() => count(0, 1_000_000), 120),
+  PRICES: optional(() => z.preprocess(parseJson, pricesSchema())),
+  USER_DAILY_TOKENS: orDefault(() => count(0, 1e12), 0),
+  USER_DAILY_COST_USD: orDefault(() => z.coerce.number().min(0).max(1e9), 0),
+  DATA_JURISDICTION: optional(() => z.enum(JURISDICTIONS)),
+  WEBHOOK_URL: optional(() => z.url({ protocol: /^https?$/, message: 'write an http(s) URL' })),
+  WEBHOOK_SECRET: optional(() => z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { message: 'write a Standard Webhooks secret: whsec_ and base64' })),
+  WEBHOOK_RETRY_BASE_MS: orDefault(() => count(1, 3_600_000), 5000),
+};
+
+type Vars = { [Name in keyof typeof VARS]: z.output<ReturnType<(typeof VARS)[Name]['check']>> | (typeof VARS)[Name]['unset'] };
+
+/** Each variable as its check reads it, or as it is when unset; the first one refused throws `500 configuration_error`, named. */
+function readVars(env: Env): Vars {
+  const vars: Record<string, unknown> = {};
+  for (const [name, { check, unset }] of Object.entries(VARS) as [string, Setting<z.ZodType, unknown>][]) {
+    const value: unknown = (env as unknown as Record<string, unknown>)[name];
+    if (typeof value !== 'string' || value === '') {
+      vars[name] = unset;
+      continue;
+    }
+    const parsed = check().safeParse(value);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      const issue = describeIssue(first && { ...first, path: [name, ...first.path] });
+      throw new ApiError(500, 'configuration_error', `The deployment's ${issue.path} is not valid: ${issue.clause}.`);
+    }
+    vars[name] = parsed.data;
+  }
+  return vars as Vars;
+}
 
 export type Config = {
   defaultModel: string;
@@ -146,13 +176,7 @@ export function readConfig(env: Env): Config {
 }
 
 function parseConfig(env: Env): Config {
-  const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string' && value !== ''));
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = describeIssue(parsed.error.issues[0]);
-    throw new ApiError(500, 'configuration_error', `The deployment's ${issue.path} is not valid: ${issue.clause}.`);
-  }
-  const vars = parsed.data;
+  const vars = readVars(env);
   const listed = (vars.MODELS ?? '').split(',').map((model) => model.trim()).filter(Boolean);
   for (const model of listed) {
     if (!modelIdSchema.safeParse(model).success) {

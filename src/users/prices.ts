@@ -7,15 +7,17 @@
 import * as z from '../lib/zod';
 import type { Usage } from '../providers/vocabulary';
 
-const perMillion = z.number().min(0).max(1_000_000);
+/** `PRICES`' schema, made when a deployment sets it (src/config.ts). */
+export function pricesSchema() {
+  const perMillion = z.number().min(0).max(1_000_000);
+  return z.record(
+    z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' }),
+    z.strictObject({ input: perMillion, output: perMillion, cachedInput: perMillion.optional(), cacheWrite: perMillion.optional() }),
+    { error: 'write a JSON object: {"provider:model": {"input": USD per million tokens, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ...}}' },
+  );
+}
 
-export const pricesSchema = z.record(
-  z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' }),
-  z.strictObject({ input: perMillion, output: perMillion, cachedInput: perMillion.optional(), cacheWrite: perMillion.optional() }),
-  { error: 'write a JSON object: {"provider:model": {"input": USD per million tokens, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ...}}' },
-);
-
-export type Prices = z.infer<typeof pricesSchema>;
+export type Prices = z.infer<ReturnType<typeof pricesSchema>>;
 
 /** The deployment's per-user settings: prices, daily limits (0: none), and where users' data lives. */
 export type UserSettings = {

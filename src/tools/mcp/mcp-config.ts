@@ -8,19 +8,20 @@ import * as z from '../../lib/zod';
 
 export type McpTrust = 'trusted' | 'untrusted';
 
-const trustSchema = z.enum(['trusted', 'untrusted']);
-
-export const mcpServerSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9_-]{1,24}$/, { message: 'a server name is 1 to 24 characters of a-z, 0-9, "_" and "-"' }),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).optional(),
-  trust: trustSchema.default('untrusted'),
-  tools: z.record(z.string(), trustSchema).optional(),
-});
-
-export const mcpServersSchema = z.array(mcpServerSchema).max(16).refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, {
-  message: 'two servers have the same name',
-});
+/** The variable's schema, made when a deployment sets it (src/config.ts). */
+export function mcpServersSchema() {
+  const trust = z.enum(['trusted', 'untrusted']);
+  const server = z.strictObject({
+    name: z.string().regex(/^[a-z0-9_-]{1,24}$/, { message: 'a server name is 1 to 24 characters of a-z, 0-9, "_" and "-"' }),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).optional(),
+    trust: trust.default('untrusted'),
+    tools: z.record(z.string(), trust).optional(),
+  });
+  return z.array(server).max(16).refine((servers) => new Set(servers.map((entry) => entry.name)).size === servers.length, {
+    message: 'two servers have the same name',
+  });
+}
 
 export type McpServerConfig = {
   name: string;
@@ -31,7 +32,7 @@ export type McpServerConfig = {
 };
 
 /** Fills `${NAME}` in header values from the deployment's secrets and vars; a missing one is an error. */
-export function resolveMcpServers(servers: z.infer<typeof mcpServersSchema>, secrets: Record<string, unknown>): McpServerConfig[] | { missing: string } {
+export function resolveMcpServers(servers: z.infer<ReturnType<typeof mcpServersSchema>>, secrets: Record<string, unknown>): McpServerConfig[] | { missing: string } {
   const resolved: McpServerConfig[] = [];
   for (const server of servers) {
     const headers: Record<string, string> = {};

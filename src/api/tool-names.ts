@@ -3,7 +3,7 @@ import { ApiError } from '../lib/errors';
 import type { ClientTool } from './turn-request';
 
 /** The turns API (docs/turns-api.md): a tool name must be unique across the request's client tools and the agent's own. */
-export function checkToolNames(tools: ClientTool[], serverNames: string[]): void {
+export function checkToolNames(tools: ClientTool[], serverNames: readonly string[]): void {
   const seen = new Set<string>();
   const clashes = new Set<string>();
   for (const { name } of tools) {

@@ -15,7 +15,7 @@ import { pickModel, readConfig } from '../config';
 import type { Env } from '../env';
 import { ApiError, invalidRequest } from '../lib/errors';
 import { errorFrame, notificationFrame, type ServerFrame } from '../protocol/socket-frames';
-import { defaultTools } from '../tools/default-tools';
+import { BUILT_IN_TOOL_NAMES } from '../tools/built-in-names';
 import type { CompletionOptions } from './store/staged';
 import type { SessionStores } from './store/stores';
 import type { Door } from './door';
@@ -148,7 +148,7 @@ export class SocketDoor {
     const model = pickModel(config, frame.model);
     // A front-end names its tools once: a completion that names none keeps the last ones.
     const tools = frame.tools ?? this.host.stores.staged.options()?.tools ?? [];
-    checkToolNames(tools, defaultTools.names());
+    checkToolNames(tools, BUILT_IN_TOOL_NAMES);
     const ifBusy = frame.if_busy ?? 'reject';
     if (this.host.isRunning() && ifBusy === 'reject') {
       throw new ApiError(409, 'session_busy', 'A completion is already running in this session. Wait for its completion_done, stop it, or ask again with "if_busy": "enqueue", "interrupt" or "steer".');

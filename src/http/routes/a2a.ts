@@ -13,7 +13,7 @@ import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
 import { clientToolSchema, sessionIdSchema, type TurnRequest } from '../../api/turn-request';
-import { defaultTools } from '../../tools/default-tools';
+import { BUILT_IN_TOOL_NAMES } from '../../tools/built-in-names';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -167,7 +167,7 @@ function readSend(env: Env, params: Record<string, unknown>): { sessionId: strin
   // Tools the calling agent runs itself (client tools) come in the metadata too: `{"tools": [{name, description?, parameters?}]}`.
   const tools = z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
   if (!tools.success) throw new RpcError(INVALID_PARAMS, 'metadata.tools must be a list of tools: {"name", "description"?, "parameters"?}.');
-  checkToolNames(tools.data ?? [], defaultTools.names());
+  checkToolNames(tools.data ?? [], BUILT_IN_TOOL_NAMES);
   return { sessionId, request: { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) }, model };
 }
 

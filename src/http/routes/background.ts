@@ -7,7 +7,7 @@ import { checkToolNames } from '../../api/tool-names';
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { defaultTools } from '../../tools/default-tools';
+import { BUILT_IN_TOOL_NAMES } from '../../tools/built-in-names';
 import type { AuthedRequest } from '../auth';
 import { failureResponse } from '../error-response';
 import { readJsonBody } from '../read-json-body';
@@ -22,7 +22,7 @@ export async function getDeliveries(request: AuthedRequest, env: Env): Promise<R
 export async function postSchedule(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const { data: body } = await readJsonBody(request, scheduleRequestSchema);
-  checkToolNames(body.tools ?? [], defaultTools.names());
+  checkToolNames(body.tools ?? [], BUILT_IN_TOOL_NAMES);
   const model = pickModel(readConfig(env), body.model);
   const result = await sessionStub(env, request.owner, sessionId).createSchedule(sessionId, { ...body, model });
   return result.ok ? Response.json({ scheduleId: result.scheduleId, nextRunAt: result.nextRunAt }, { status: 201 }) : failureResponse(result);

@@ -9,7 +9,7 @@ import { followQuerySchema, idempotencyKeySchema, turnIdSchema, turnsQuerySchema
 import { pickModel, readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { defaultTools } from '../../tools/default-tools';
+import { BUILT_IN_TOOL_NAMES } from '../../tools/built-in-names';
 import type { AdmittedRequest } from '../admission';
 import type { AuthedRequest } from '../auth';
 import { failureResponse } from '../error-response';
@@ -23,7 +23,7 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
   const sessionId = parseSessionId(request.params.id);
   const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
   const { data: body, text } = await readJsonBody(request, turnRequestSchema, plainTurnRequest);
-  checkToolNames(body.tools ?? [], defaultTools.names());
+  checkToolNames(body.tools ?? [], BUILT_IN_TOOL_NAMES);
   const model = pickModel(readConfig(env), body.model);
   const idempotency = key === undefined ? undefined : { key, hash: await sha256(text) };
 

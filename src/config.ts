@@ -45,7 +45,7 @@ const optional = <Check extends z.ZodType>(check: () => Check): Setting<Check, u
 /**
  * The variables, each checked with zod. A check is made only for a variable the deployment sets: a
  * new isolate reads the configuration at its first request, and making the schemas of the thirty-odd
- * variables most deployments leave unset was a fifth of that request's CPU (bench/PROFILE.md, "The
+ * variables most deployments leave unset was a sixth of that request's CPU (bench/PROFILE.md, "The
  * configuration's checks made for what is set").
  */
 const VARS = {

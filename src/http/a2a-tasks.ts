@@ -5,10 +5,10 @@
  * turn stored. A2A's own error codes are here too.
  */
 import type { TurnSummary, TurnView } from '../api/background-responses';
-import { assistantText } from '../api/content';
+import { assistantText, type UserMessage } from '../api/content';
 import { RPC_ERRORS, RpcError } from '../api/json-rpc';
 import { quoted } from '../lib/quoted';
-import { answerArtifact, statusMessage, type A2aState, type A2aTask } from '../protocol/a2a-encoder';
+import { answerArtifact, historyMessage, statusMessage, type A2aState, type A2aTask } from '../protocol/a2a-encoder';
 import type { TurnState } from '../session/store/turns';
 
 /** A2A's own JSON-RPC error codes. */
@@ -70,15 +70,17 @@ export function trim(task: A2aTask, length: number | undefined): A2aTask {
 
 /**
  * A task whose turn's events are no longer kept (after 24 hours, or past a session's newest 64
- * turns): its state, its times and its answer's text as the history keeps them. What the events
- * alone told is gone: the calls it waited for, its error's message, its history.
+ * turns): its state, its times, its answer's text and its history (`asked`: the user's messages the
+ * turn brought) as the session's messages keep them. What the events alone told is gone: the calls
+ * it waited for, its error's message.
  */
-export function storedTask(ref: TaskRef, turn: TurnView): A2aTask {
+export function storedTask(ref: TaskRef, turn: TurnView, asked: UserMessage[]): A2aTask {
   const text = (turn.messages ?? []).flatMap((message) => (message.role === 'assistant' ? [assistantText(message)] : [])).filter(Boolean).join('\n\n');
   const state = taskState(turn);
   const message = statusMessage({ taskId: ref.taskId, contextId: ref.sessionId }, [{ text }]);
   const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
-  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history: [] };
+  const history = asked.map((message, index) => historyMessage({ taskId: ref.taskId, contextId: ref.sessionId }, index + 1, message));
+  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history };
 }
 
 /** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */

@@ -57,7 +57,7 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
       return [];
     },
     'input-message': ({ message: input }) => {
-      if (input.role === 'user') history.push({ messageId: `${taskId}/user/${history.length + 1}`, contextId, taskId, role: 'ROLE_USER', parts: userParts(input) });
+      if (input.role === 'user') history.push(historyMessage(ids, history.length + 1, input));
       return [];
     },
     'text-delta': (event) => {
@@ -103,6 +103,11 @@ export function createA2aEncoder(ids: { taskId: string; contextId: string }, now
     },
     task,
   };
+}
+
+/** The `n`th user's message a turn brought, as a task's history holds it (from its event, or as stored once its events are gone). */
+export function historyMessage({ taskId, contextId }: { taskId: string; contextId: string }, n: number, message: UserMessage): A2aMessage {
+  return { messageId: `${taskId}/user/${n}`, contextId, taskId, role: 'ROLE_USER', parts: userParts(message) };
 }
 
 function userParts({ content }: UserMessage): A2aPart[] {

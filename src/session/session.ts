@@ -22,8 +22,8 @@ import { exportBranch, importFork, type BranchCopy } from './forks';
 import { branchesView, messagesPage, type BranchView, type MessagesPage } from './history-views';
 import { summarize, type SessionStores, type SessionView } from './store/stores';
 import { turnsPage, type TurnsQuery } from './turn-list';
-import { admit, cancelTurn, followerOf, ownTurnId, startTurnsApiTurn, turnView, type CancelledTurn, type StartTurnArgs, type TurnStarted } from './turns-door';
-import type { TurnsPage, TurnView } from '../api/background-responses';
+import { admit, cancelTurn, followerOf, ownTurnId, readTurn, startTurnsApiTurn, type CancelledTurn, type StartTurnArgs, type TurnRead, type TurnStarted } from './turns-door';
+import type { TurnsPage } from '../api/background-responses';
 import type { ScheduleRequest, ScheduleView } from '../api/schedule-requests';
 import type { DeliveryView } from './store/webhook-deliveries';
 import { exportSession } from './user-data';
@@ -160,8 +160,8 @@ export class Session {
 
   // --- turns without a client (docs/background.md) ------------------------------------------------------
 
-  async getTurn(turnId: string, brief = false): Promise<Result<{ turn: TurnView }>> {
-    return guard(async () => ({ turn: await turnView(this.parts, await this.requireTurn(turnId), brief) }));
+  async getTurn(turnId: string, read: TurnRead['read'] = 'whole'): Promise<Result<TurnRead['result']>> {
+    return guard(async () => readTurn(this.parts, await this.requireTurn(turnId), read));
   }
 
   async listTurns(query: TurnsQuery): Promise<Result<TurnsPage & { total?: number }>> {

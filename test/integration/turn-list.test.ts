@@ -200,9 +200,11 @@ describe('A2A ListTasks', () => {
     expect((await a2a('ListTasks', { contextId: newSessionId('a2a-none') })).result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   });
 
-  it('gets and lists a task whose events are no longer kept by what its turn stored: its state, times and answer', async () => {
+  it('gets and lists a task whose events are no longer kept by what its turn stored: its state, times, answer and history', async () => {
     const id = newSessionId('a2a-pruned');
-    const sent = (await a2a('SendMessage', { message: { contextId: id, parts: [{ text: 'calculate 2+2' }] } })).result.task;
+    const parts = [{ text: 'calculate 2+2' }, { url: 'https://example.com/sum.png', mediaType: 'image/png' }];
+    const sent = (await a2a('SendMessage', { message: { contextId: id, parts } })).result.task;
+    expect(sent.history).toEqual([{ messageId: `${sent.id}/user/1`, contextId: id, taskId: sent.id, role: 'ROLE_USER', parts: [{ text: 'calculate 2+2' }, { url: 'https://example.com/sum.png' }] }]);
     const [listed] = (await list(id)).turns;
     // Its log pruned as a day later (or 64 turns later) would have it.
     await runInDurableObject(env.SESSIONS.getByName(sessionObjectName('local', id)), async (_instance, state) => {
@@ -218,9 +220,11 @@ describe('A2A ListTasks', () => {
       contextId: id,
       status: { state: 'TASK_STATE_COMPLETED', message: { messageId: `${sent.id}/status`, contextId: id, taskId: sent.id, role: 'ROLE_AGENT', parts: [{ text: answer }] }, timestamp: new Date(Date.parse(listed!.endedAt!) - 2 * 86_400_000).toISOString() },
       artifacts: [{ artifactId: 'answer', name: 'answer', parts: [{ text: answer }] }],
-      history: [],
+      // The user's messages its turn brought, read from the session's messages as its events told them.
+      history: sent.history,
     });
     expect((await a2a('ListTasks', { contextId: id, includeArtifacts: true })).result.tasks).toEqual([got]);
+    expect((await a2a('GetTask', { id: sent.id, historyLength: 0 })).result.history).toEqual([]);
   });
 
   it('refuses bad params with -32602 naming them, leaves the context as it was, and is v1.0’s only', async () => {

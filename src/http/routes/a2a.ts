@@ -132,7 +132,7 @@ async function continuable(env: Env, owner: Owner, params: Record<string, unknow
 
 /** A task that ended (completed, failed, canceled: A2A's terminal states) is `UnsupportedOperationError` for `what`. */
 async function notEnded(env: Env, owner: Owner, ref: TaskRef, what: string): Promise<void> {
-  const view = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId, true);
+  const view = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId, 'brief');
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   const state = taskState(view.turn);
   if (state === 'TASK_STATE_COMPLETED' || state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_CANCELED') {
@@ -186,10 +186,10 @@ async function encodeEvents(body: ReadableStream<Uint8Array>, sessionId: string,
 async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   const stub = sessionStub(env, owner, ref.sessionId);
   // Its state from its row: its events are read once, below (the full view reads them too).
-  const view = await stub.getTurn(ref.turnId, true);
+  const view = await stub.getTurn(ref.turnId, 'brief');
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
   if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
-  return (await readTask(env, owner, ref)) ?? storedTask(ref, view.turn);
+  return (await readTask(env, owner, ref)) ?? storedTask(ref, view.turn, []);
 }
 
 /**
@@ -201,8 +201,8 @@ async function readTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask |
   const stub = sessionStub(env, owner, ref.sessionId);
   const read = await stub.followTurn(ref.turnId, 0, 'events', false);
   if (read.ok) return encodeEvents(read.body, ref.sessionId, undefined);
-  const stored = await stub.getTurn(ref.turnId);
-  return stored.ok ? storedTask(ref, stored.turn) : undefined;
+  const stored = await stub.getTurn(ref.turnId, 'asked');
+  return stored.ok ? storedTask(ref, stored.turn, stored.asked ?? []) : undefined;
 }
 
 async function cancelTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {

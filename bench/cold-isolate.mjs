@@ -12,7 +12,7 @@ import { serviceVars } from './upstream.mjs';
 
 /**
  * The upload `wrangler deploy --dry-run` makes: the Worker's code (its bytes and gzip), and the
- * whole upload as a file (`--outfile`), which `wrangler check startup` runs.
+ * whole upload as a file (`--outfile`), which `wrangler check startup` runs; `outdir` holds the code and its source map.
  */
 export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/wrangler')) {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
@@ -20,7 +20,7 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
   const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
   const upload = join(outdir, 'worker.bundle');
   execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
-  return { upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  return { outdir, upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
 /**

@@ -1,0 +1,85 @@
+// Where a new isolate's first request goes: V8's sampling profile of a fresh runtime's first turn
+// (or `MODE=refused`: a first request its Worker refuses alone), taken through workerd's inspector
+// from before the request to its answer's end. The bundle is the one `wrangler deploy --dry-run`
+// makes (bench/cold-isolate.mjs); each sample's own time is put in the source file its frame maps
+// to (the upload's source map), summed over `RUNS` fresh runtimes (default 5). Prints the files and
+// the functions that took the most. The profiler slows what it samples: read shares, not durations.
+import { SourceMap } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Miniflare } from 'miniflare';
+import WebSocket from 'ws';
+import { bundleOf } from '../cold-isolate.mjs';
+import { startBenchUpstream, serviceVars } from '../upstream.mjs';
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const MODE = process.env.MODE ?? 'model';
+const root = resolve(import.meta.dirname, '..', '..');
+const bundle = bundleOf({ config: join(root, 'wrangler.toml') }, root);
+const mapFile = readdirSync(bundle.outdir).find((name) => name.endsWith('.js.map'));
+const sourceMap = new SourceMap(JSON.parse(readFileSync(join(bundle.outdir, mapFile), 'utf8')));
+const upstream = await startBenchUpstream();
+
+/** One inspector session: `send` a method, get its result. */
+async function inspector(url) {
+  const socket = new WebSocket(url);
+  await new Promise((done, fail) => socket.once('open', done).once('error', fail));
+  let next = 1;
+  const waiting = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    waiting.get(message.id)?.(message.result);
+    waiting.delete(message.id);
+  });
+  return {
+    send: (method, params = {}) => new Promise((done) => { const id = next++; waiting.set(id, done); socket.send(JSON.stringify({ id, method, params })); }),
+    close: () => socket.close(),
+  };
+}
+
+const byFile = new Map();
+const byFunction = new Map();
+let total = 0;
+for (let run = 0; run < RUNS; run += 1) {
+  const port = 9300 + Math.floor(Math.random() * 600);
+  const runtime = new Miniflare({
+    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
+    modulesRoot: '/',
+    compatibilityDate: '2026-04-20',
+    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
+    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true }, USERS: { className: 'UserObject', useSQLite: true } },
+    bindings: serviceVars(upstream.url, 20_000),
+    inspectorPort: port,
+  });
+  await runtime.ready;
+  const session = await inspector(`ws://127.0.0.1:${port}/core:user:`);
+  await session.send('Profiler.enable');
+  await session.send('Profiler.setSamplingInterval', { interval: 100 });
+  await session.send('Profiler.start');
+  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
+  const response = await runtime.dispatchFetch(`http://localhost/sessions/cold-${run}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await response.text();
+  const { profile } = await session.send('Profiler.stop');
+  session.close();
+  await runtime.dispose();
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  profile.samples.forEach((id, index) => {
+    const { callFrame } = nodes.get(id);
+    if (callFrame.functionName === '(idle)') return;
+    const micros = profile.timeDeltas[index] ?? 0;
+    total += micros;
+    let file = callFrame.url ? 'runtime' : callFrame.functionName;
+    let name = callFrame.functionName || '(anonymous)';
+    if (callFrame.url.endsWith('index.js') && callFrame.lineNumber >= 0) {
+      const entry = sourceMap.findEntry(callFrame.lineNumber, callFrame.columnNumber);
+      const source = entry.originalSource ?? `? ${callFrame.lineNumber}:${callFrame.columnNumber}`;
+      file = source.includes('node_modules/') ? source.slice(source.lastIndexOf('node_modules/')) : source.includes('src/') ? source.slice(source.indexOf('src/')) : source;
+      name = `${entry.name ?? name} ${file}:${(entry.originalLine ?? 0) + 1}`;
+    }
+    byFile.set(file, (byFile.get(file) ?? 0) + micros);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+  });
+}
+await upstream.close();
+const top = (map, count) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, micros]) => `${(micros / 1000 / RUNS).toFixed(2).padStart(7)} ms  ${key}`).join('\n');
+console.log(`${MODE}: ${(total / 1000 / RUNS).toFixed(1)} ms busy a run under the profiler (${RUNS} runs)\n\nby source file:\n${top(byFile, 30)}\n\nby function:\n${top(byFunction, 30)}`);

@@ -12,7 +12,8 @@ import { serviceVars } from './upstream.mjs';
 
 /**
  * The upload `wrangler deploy --dry-run` makes: the Worker's code (its bytes and gzip), and the
- * whole upload as a file (`--outfile`), which `wrangler check startup` runs; `outdir` holds the code and its source map.
+ * whole upload as a file (`--outfile`), which `wrangler check startup` runs. `outdir` holds the code
+ * and its source map.
  */
 export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/wrangler')) {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
@@ -61,4 +62,3 @@ export async function coldIsolate(bundle, run, mode, upstream) {
   await runtime.dispose();
   return result;
 }
-

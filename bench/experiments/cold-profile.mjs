@@ -32,7 +32,12 @@ async function inspector(url) {
     waiting.delete(message.id);
   });
   return {
-    send: (method, params = {}) => new Promise((done) => { const id = next++; waiting.set(id, done); socket.send(JSON.stringify({ id, method, params })); }),
+    send: (method, params = {}) =>
+      new Promise((done) => {
+        const id = next++;
+        waiting.set(id, done);
+        socket.send(JSON.stringify({ id, method, params }));
+      }),
     close: () => socket.close(),
   };
 }

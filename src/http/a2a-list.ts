@@ -1,7 +1,7 @@
 /**
  * A2A v1.0's `ListTasks` (docs/a2a.md): a context's tasks, newest first, a page at a time. They are
- * the session's turns (`session/turn-list.ts`); each but a queued one is read as `GetTask` reads it
- * (its status message, its history), without its artifacts unless `includeArtifacts` asks for them. A
+ * the session's turns (`session/turn-list.ts`); each is read as `GetTask` reads it (its status
+ * message, its history), without its artifacts unless `includeArtifacts` asks for them. A
  * context must be named: a task lives in its session, and no one place holds every session's turns.
  */
 import { RPC_ERRORS, RpcError } from '../api/json-rpc';
@@ -51,8 +51,7 @@ export async function listTasks(env: Env, owner: Owner, params: Record<string, u
     if (listed.status === 404) return empty;
     throw new RpcError(RPC_ERRORS.invalidParams, listed.body.error.message);
   }
-  // A queued task has nothing to read yet.
-  const read = async (task: A2aTask) => (task.status.state === 'TASK_STATE_SUBMITTED' ? task : ((await whole(task)) ?? task));
+  const read = async (task: A2aTask) => (await whole(task)) ?? task;
   const tasks: A2aTask[] = [];
   // A few logs read at a time: a page of 100 would hold 100 streams from one session at once.
   for (let at = 0; at < listed.turns.length; at += READ_AT_ONCE) {

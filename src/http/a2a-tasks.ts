@@ -83,7 +83,11 @@ export function storedTask(ref: TaskRef, turn: TurnView, asked: UserMessage[]): 
   return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history };
 }
 
-/** A task whose turn has not ended: submitted (queued behind another) or working, nothing of its answer yet. */
-export function unfinishedTask(taskId: string, contextId: string, queued: boolean): A2aTask {
-  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history: [] };
+/**
+ * A task whose turn has not ended: submitted (queued behind another) or working, nothing of its
+ * answer yet; its history the user's messages it brings (`asked`).
+ */
+export function unfinishedTask(taskId: string, contextId: string, queued: boolean, asked: UserMessage[]): A2aTask {
+  const history = asked.map((message, index) => historyMessage({ taskId, contextId }, index + 1, message));
+  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history };
 }

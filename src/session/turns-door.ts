@@ -146,15 +146,17 @@ async function startInBackground(session: Session, request: TurnRequest, door: O
 /**
  * A read of one turn (`Session.getTurn`): its state, times and stop alone (`brief`), what `GET
  * .../turns/{turnId}` answers (`whole`), or that and the user's messages the turn brought (`asked`:
- * the A2A door's history of a task whose events are no longer kept, docs/a2a.md).
+ * the A2A door's history of a task that waits in the queue, or whose events are no longer kept,
+ * docs/a2a.md).
  */
 export type TurnRead = { read: 'brief' | 'whole' | 'asked'; result: { turn: TurnView; asked?: UserMessage[] } };
 
 export async function readTurn(session: Session, turn: TurnRow, read: TurnRead['read']): Promise<TurnRead['result']> {
   const view = await turnView(session, turn, read === 'brief');
   if (read !== 'asked') return { turn: view };
-  const asked = session.stores.history.turnRows(turn.turnId).flatMap(({ message }) => (message.role === 'user' ? [message] : []));
-  return { turn: view, asked };
+  // A queued turn's messages wait with its request; a turn that started stored them with its history.
+  const messages = view.status === 'queued' ? (session.stores.queue.request(turn.turnId)?.messages ?? []) : session.stores.history.turnRows(turn.turnId).map(({ message }) => message);
+  return { turn: view, asked: messages.filter((message): message is UserMessage => message.role === 'user') };
 }
 
 /**

@@ -173,6 +173,26 @@ describe('A2A v0.3’s methods, in its own words', () => {
   });
 });
 
+describe('a task that waits behind another', () => {
+  it('is submitted with the message it brings: as sent, got and listed, and after it has run', async () => {
+    const v1 = { 'a2a-version': '1.0' };
+    const { result: first } = await call('SendMessage', { message: { parts: [{ text: 'slowly' }] }, metadata: { model: 'openai:script/slow' }, configuration: { returnImmediately: true } }, v1);
+    const contextId = first.task.contextId;
+    expect(first.task.history).toEqual([expect.objectContaining({ role: 'ROLE_USER', parts: [{ text: 'slowly' }] })]);
+    const { result: second } = await call('SendMessage', { message: { contextId, parts: [{ text: 'calculate 5*5' }] }, configuration: { returnImmediately: true } }, v1);
+    const id = second.task.id;
+    const history = [{ messageId: `${id}/user/1`, contextId, taskId: id, role: 'ROLE_USER', parts: [{ text: 'calculate 5*5' }] }];
+    expect(second.task).toMatchObject({ status: { state: 'TASK_STATE_SUBMITTED' }, history });
+    expect((await call('GetTask', { id }, v1)).result).toMatchObject({ status: { state: 'TASK_STATE_SUBMITTED' }, history });
+    expect((await call('GetTask', { id, historyLength: 0 }, v1)).result.history).toEqual([]);
+    const listed = (await call('ListTasks', { contextId }, v1)).result.tasks;
+    expect(listed.map((task: any) => task.id)).toEqual([id, first.task.id]);
+    expect(listed[0]).toMatchObject({ status: { state: 'TASK_STATE_SUBMITTED' }, history });
+    expect(await settled(id)).toMatchObject({ status: { state: 'completed' } });
+    expect((await call('GetTask', { id }, v1)).result.history).toEqual(history);
+  });
+});
+
 describe('images, as file parts of either version', () => {
   const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 

@@ -12,6 +12,7 @@ import type { IRequest } from 'itty-router';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
+import type { UserMessage } from '../../api/content';
 import { clientToolSchema, sessionIdSchema, type TurnRequest } from '../../api/turn-request';
 import { BUILT_IN_TOOL_NAMES } from '../../tools/built-in-names';
 import { pickModel, readConfig } from '../../config';
@@ -75,8 +76,7 @@ export async function postA2a(request: IRequest, env: Env): Promise<Response> {
       case 'get':
         return rpc(id, { result: task(await getTask(env, owner, taskRef(params))) });
       case 'list':
-        // A listed task's state is known from the listing: its log is read without its row again.
-        return rpc(id, { result: await listTasks(env, owner, params, (listed) => readTask(env, owner, { taskId: listed.id, ...parseTask(listed.id) }).catch(() => undefined), (value) => trim(value, length)) });
+        return rpc(id, { result: await listTasks(env, owner, params, (listed) => listedTask(env, owner, listed).catch(() => undefined), (value) => trim(value, length)) });
       case 'cancel':
         return rpc(id, { result: task(await cancelTask(env, owner, taskRef(params))) });
       case 'subscribe': {
@@ -114,7 +114,8 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
     const started = await stub.startTurn({ sessionId, request, model, background: true, ...(today ? { today } : {}) });
     if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
     if (started.kind !== 'accepted') throw new RpcError(INVALID_PARAMS, 'The turn did not start.');
-    return unfinishedTask(`${started.body.turnId}:${sessionId}`, sessionId, started.body.status === 'queued');
+    const asked = request.messages.filter((message): message is UserMessage => message.role === 'user');
+    return unfinishedTask(`${started.body.turnId}:${sessionId}`, sessionId, started.body.status === 'queued', asked);
   }
   const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });
   if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
@@ -188,8 +189,21 @@ async function getTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask> {
   // Its state from its row: its events are read once, below (the full view reads them too).
   const view = await stub.getTurn(ref.turnId, 'brief');
   if (!view.ok) throw new RpcError(TASK_NOT_FOUND, `No task ${quoted(ref.taskId)}.`);
-  if (view.turn.status === 'queued') return unfinishedTask(ref.taskId, ref.sessionId, true);
+  if (view.turn.status === 'queued') return (await queuedTask(env, owner, ref)) ?? unfinishedTask(ref.taskId, ref.sessionId, true, []);
   return (await readTask(env, owner, ref)) ?? storedTask(ref, view.turn, []);
+}
+
+/** A listed task read as `GetTask` reads it: its state is known from the listing, so its row is not read again. */
+function listedTask(env: Env, owner: Owner, listed: A2aTask): Promise<A2aTask | undefined> {
+  const ref = { taskId: listed.id, ...parseTask(listed.id) };
+  return listed.status.state === 'TASK_STATE_SUBMITTED' ? queuedTask(env, owner, ref) : readTask(env, owner, ref);
+}
+
+/** A task whose turn waits in the queue: submitted, with the user's messages it brings (one that started meanwhile is read as it runs). */
+async function queuedTask(env: Env, owner: Owner, ref: TaskRef): Promise<A2aTask | undefined> {
+  const read = await sessionStub(env, owner, ref.sessionId).getTurn(ref.turnId, 'asked');
+  if (!read.ok) return undefined;
+  return read.turn.status === 'queued' ? unfinishedTask(ref.taskId, ref.sessionId, true, read.asked ?? []) : readTask(env, owner, ref);
 }
 
 /**

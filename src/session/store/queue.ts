@@ -42,9 +42,14 @@ export class QueueStore {
   first(): QueuedTurn | undefined {
     if (!this.meta.has('turn_queue')) return undefined;
     const row = this.sql.exec<{ turn_id: string; request: string; model: string }>(`SELECT turn_id, request, model FROM turn_queue ORDER BY position LIMIT 1`).toArray()[0];
-    if (!row) return undefined;
-    const request = turnRequestSchema.safeParse(JSON.parse(row.request));
-    return { turnId: row.turn_id, request: request.success ? request.data : undefined, model: row.model };
+    return row && { turnId: row.turn_id, request: readRequest(row.request), model: row.model };
+  }
+
+  /** A waiting turn's request (undefined: it does not wait, or no longer reads as one). */
+  request(turnId: string): TurnRequest | undefined {
+    if (!this.meta.has('turn_queue')) return undefined;
+    const row = this.sql.exec<{ request: string }>(`SELECT request FROM turn_queue WHERE turn_id = ?`, turnId).toArray()[0];
+    return row && readRequest(row.request);
   }
 
   /** Takes a turn out of the queue; whether it was there. */
@@ -52,4 +57,9 @@ export class QueueStore {
     if (!this.meta.has('turn_queue')) return false;
     return this.sql.exec(`DELETE FROM turn_queue WHERE turn_id = ?`, turnId).rowsWritten > 0;
   }
+}
+
+function readRequest(stored: string): TurnRequest | undefined {
+  const request = turnRequestSchema.safeParse(JSON.parse(stored));
+  return request.success ? request.data : undefined;
 }

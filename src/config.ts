@@ -106,12 +106,22 @@ const VARS = {
 
 type Vars = { [Name in keyof typeof VARS]: z.output<ReturnType<(typeof VARS)[Name]['check']>> | (typeof VARS)[Name]['unset'] };
 
+/**
+ * A variable as text. `[vars]` in `wrangler.toml` may give a TOML number, boolean or table
+ * (`MAX_ITERATIONS = 20`, `PRICES = { ... }`), which reach the Worker as JSON values: read as their
+ * text (a table as its JSON), never left for the default without a word.
+ */
+function asText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
 /** Each variable as its check reads it, or as it is when unset; the first one refused throws `500 configuration_error`, named. */
 function readVars(env: Env): Vars {
   const vars: Record<string, unknown> = {};
   for (const [name, { check, unset }] of Object.entries(VARS) as [string, Setting<z.ZodType, unknown>][]) {
-    const value: unknown = (env as unknown as Record<string, unknown>)[name];
-    if (typeof value !== 'string' || value === '') {
+    const value = asText((env as unknown as Record<string, unknown>)[name]);
+    if (value === undefined || value === '') {
       vars[name] = unset;
       continue;
     }

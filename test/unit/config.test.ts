@@ -2,8 +2,9 @@
  * The deployment's configuration (src/config.ts): each variable is checked by its own schema, made
  * only when the variable is set, and takes its documented value when unset. These hold the table to
  * what docs/configuration.md promises: every default, a bad value of every variable refused as a
- * configuration error that names it, an empty value read as unset, and each default written out as
- * the variable's value read the same as leaving it unset (so no default is one its check refuses).
+ * configuration error that names it, an empty value read as unset, a TOML value of `[vars]` read as
+ * its text, and each default written out as the variable's value read the same as leaving it unset
+ * (so no default is one its check refuses).
  */
 import { describe, expect, it } from 'vitest';
 import { readConfig, type Config } from '../../src/config';
@@ -48,8 +49,21 @@ describe('the configuration', () => {
     });
   });
 
-  it('reads an empty value, and a binding that is not text, as unset', () => {
-    expect(asData(read({ MODEL: '', MAX_ITERATIONS: '', SESSIONS: { binding: true }, TITLES: 42 }))).toEqual(asData(read()));
+  it('reads an empty value as unset, and leaves alone what is no variable of its own (a binding)', () => {
+    expect(asData(read({ MODEL: '', MAX_ITERATIONS: '', SESSIONS: { binding: true } }))).toEqual(asData(read()));
+  });
+
+  it('reads a TOML number, boolean or table of `[vars]` (a JSON value) as its text, and refuses one its check refuses', () => {
+    const config = read({ MAX_ITERATIONS: 20, COMPACTION_THRESHOLD: 0.5, PRICES: { 'openai:gpt-4o': { input: 2.5, output: 10 } }, TOOL_VISIBILITY: { calculator: { show_result: false } } });
+    expect(asData(config)).toMatchObject({
+      maxIterations: 20,
+      context: { threshold: 0.5 },
+      users: { prices: { 'openai:gpt-4o': { input: 2.5, output: 10 } } },
+      toolVisibility: { show_name: true, show_arguments: true, show_result: false },
+    });
+    expect(refusal({ TITLES: true }).message).toMatch(/^The deployment's TITLES is not valid: /);
+    expect(refusal({ MODEL: { provider: 'openai' } }).message).toMatch(/^The deployment's MODEL is not valid: /);
+    expect(refusal({ MAX_ITERATIONS: 0 }).message).toMatch(/^The deployment's MAX_ITERATIONS is not valid: /);
   });
 
   it.each([

@@ -107,13 +107,15 @@ const VARS = {
 type Vars = { [Name in keyof typeof VARS]: z.output<ReturnType<(typeof VARS)[Name]['check']>> | (typeof VARS)[Name]['unset'] };
 
 /**
- * A variable as text. `[vars]` in `wrangler.toml` may give a TOML number, boolean or table
- * (`MAX_ITERATIONS = 20`, `PRICES = { ... }`), which reach the Worker as JSON values: read as their
- * text (a table as its JSON), never left for the default without a word.
+ * A variable as text. `[vars]` in `wrangler.toml` may give a TOML number, boolean, array or table
+ * (`MAX_ITERATIONS = 20`, `MODELS = ["openai:gpt-4o", ...]`, `PRICES = { ... }`), which reach the
+ * Worker as JSON values: read as their text, a list of texts as the comma-separated list the list
+ * variables take and anything else as its JSON, never left for the default without a word.
  */
 function asText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value !== 'object') return String(value);
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value.join(',') : JSON.stringify(value);
 }
 
 /** Each variable as its check reads it, or as it is when unset; the first one refused throws `500 configuration_error`, named. */

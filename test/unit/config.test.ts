@@ -53,9 +53,20 @@ describe('the configuration', () => {
     expect(asData(read({ MODEL: '', MAX_ITERATIONS: '', SESSIONS: { binding: true } }))).toEqual(asData(read()));
   });
 
-  it('reads a TOML number, boolean or table of `[vars]` (a JSON value) as its text, and refuses one its check refuses', () => {
-    const config = read({ MAX_ITERATIONS: 20, COMPACTION_THRESHOLD: 0.5, PRICES: { 'openai:gpt-4o': { input: 2.5, output: 10 } }, TOOL_VISIBILITY: { calculator: { show_result: false } } });
+  it('reads a TOML number, boolean, array or table of `[vars]` (a JSON value) as its text, and refuses one its check refuses', () => {
+    const config = read({
+      MAX_ITERATIONS: 20,
+      COMPACTION_THRESHOLD: 0.5,
+      MODELS: ['openai:gpt-4o', 'openai:gpt-4o-mini'],
+      CORS_ORIGINS: ['https://a.example', 'https://b.example'],
+      PRICES: { 'openai:gpt-4o': { input: 2.5, output: 10 } },
+      TOOL_VISIBILITY: { calculator: { show_result: false } },
+      MCP_SERVERS: [{ name: 'docs', url: 'https://docs.example/mcp' }],
+    });
     expect(asData(config)).toMatchObject({
+      allowedModels: ['demo:demo', 'openai:gpt-4o', 'openai:gpt-4o-mini'],
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      mcp: { servers: [{ name: 'docs', url: 'https://docs.example/mcp' }] },
       maxIterations: 20,
       context: { threshold: 0.5 },
       users: { prices: { 'openai:gpt-4o': { input: 2.5, output: 10 } } },

@@ -66,6 +66,9 @@ export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 export type ToolMessage = z.infer<typeof toolMessageSchema>;
 export type HistoryMessage = z.infer<typeof historyMessageSchema>;
 
+/** The user's messages among a request's or a turn's (steered in, a task's history). */
+export const isUserMessage = (message: { role: string }): message is UserMessage => message.role === 'user';
+
 /** Text and images as plain text, an image as `[image]` (for models and views that take text only). */
 export function plainText(content: string | (TextBlock | ImageBlock)[], separator = '\n'): string {
   if (typeof content === 'string') return content;

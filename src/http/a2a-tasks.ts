@@ -79,8 +79,7 @@ export function storedTask(ref: TaskRef, turn: TurnView, asked: UserMessage[]): 
   const state = taskState(turn);
   const message = statusMessage({ taskId: ref.taskId, contextId: ref.sessionId }, [{ text }]);
   const status = { state, ...(state === 'TASK_STATE_COMPLETED' && text ? { message } : {}), timestamp: turn.endedAt ?? turn.startedAt ?? new Date().toISOString() };
-  const history = asked.map((message, index) => historyMessage({ taskId: ref.taskId, contextId: ref.sessionId }, index + 1, message));
-  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history };
+  return { id: ref.taskId, contextId: ref.sessionId, status, artifacts: text ? [answerArtifact([{ text }])] : [], history: historyOf(ref.taskId, ref.sessionId, asked) };
 }
 
 /**
@@ -88,6 +87,11 @@ export function storedTask(ref: TaskRef, turn: TurnView, asked: UserMessage[]): 
  * answer yet; its history the user's messages it brings (`asked`).
  */
 export function unfinishedTask(taskId: string, contextId: string, queued: boolean, asked: UserMessage[]): A2aTask {
-  const history = asked.map((message, index) => historyMessage({ taskId, contextId }, index + 1, message));
-  return { id: taskId, contextId, status: { state: queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING', timestamp: new Date().toISOString() }, artifacts: [], history };
+  const state = queued ? 'TASK_STATE_SUBMITTED' : 'TASK_STATE_WORKING';
+  return { id: taskId, contextId, status: { state, timestamp: new Date().toISOString() }, artifacts: [], history: historyOf(taskId, contextId, asked) };
+}
+
+/** A task's history read from the user's messages its turn brings, as its events would have told it. */
+function historyOf(taskId: string, contextId: string, asked: UserMessage[]): A2aTask['history'] {
+  return asked.map((message, index) => historyMessage({ taskId, contextId }, index + 1, message));
 }

@@ -12,7 +12,7 @@
  * And the turns API's own door (`POST /sessions/{id}/turns`): a retry with an `Idempotency-Key` runs
  * nothing again, and an enqueued request answers its `202` again.
  */
-import type { UserMessage } from '../api/content';
+import { isUserMessage, type UserMessage } from '../api/content';
 import { ApiError } from '../lib/errors';
 import type { AcceptedTurn, CancelledTurn } from '../api/responses';
 import type { TurnView } from '../api/background-responses';
@@ -77,7 +77,7 @@ export async function admit(
     if (admitted) {
       const after = runner.runningLastSeq;
       // Only user messages may be steered (the schema says so for the turns API; other doors bring only them).
-      const messages = admitted.messages.filter((message): message is UserMessage => message.role === 'user');
+      const messages = admitted.messages.filter(isUserMessage);
       if (messages.length === 0) throw new ApiError(400, 'nothing_to_steer', 'Only user messages can be steered into a running turn, and this request brings none.');
       // Stored as a queued turn first: if the running turn cannot take them, or the object is evicted
       // before it does, they run as a turn of their own; nothing steered is lost.
@@ -156,7 +156,7 @@ export async function readTurn(session: Session, turn: TurnRow, read: TurnRead['
   if (read !== 'asked') return { turn: view };
   // A queued turn's messages wait with its request; a turn that started stored them with its history.
   const messages = view.status === 'queued' ? (session.stores.queue.request(turn.turnId)?.messages ?? []) : session.stores.history.turnRows(turn.turnId).map(({ message }) => message);
-  return { turn: view, asked: messages.filter((message): message is UserMessage => message.role === 'user') };
+  return { turn: view, asked: messages.filter(isUserMessage) };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { IRequest } from 'itty-router';
 import { RPC_ERRORS, RpcError, rpcError, rpcRequestSchema } from '../../api/json-rpc';
 import { LIMITS } from '../../api/limits';
 import { checkToolNames } from '../../api/tool-names';
-import type { UserMessage } from '../../api/content';
+import { isUserMessage } from '../../api/content';
 import { clientToolSchema, sessionIdSchema, type TurnRequest } from '../../api/turn-request';
 import { BUILT_IN_TOOL_NAMES } from '../../tools/built-in-names';
 import { pickModel, readConfig } from '../../config';
@@ -114,7 +114,7 @@ async function send(env: Env, owner: Owner, params: Record<string, unknown>, emi
     const started = await stub.startTurn({ sessionId, request, model, background: true, ...(today ? { today } : {}) });
     if (!started.ok) throw new RpcError(INVALID_PARAMS, started.body.error.message);
     if (started.kind !== 'accepted') throw new RpcError(INVALID_PARAMS, 'The turn did not start.');
-    const asked = request.messages.filter((message): message is UserMessage => message.role === 'user');
+    const asked = request.messages.filter(isUserMessage);
     return unfinishedTask(`${started.body.turnId}:${sessionId}`, sessionId, started.body.status === 'queued', asked);
   }
   const started = await stub.startEventsRun({ sessionId, request, model, ...(today ? { today } : {}) });

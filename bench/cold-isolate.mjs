@@ -29,22 +29,16 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
  * start included: the floor's figure says how much that is); then, by `mode`, the first turn of a new
  * session and the turn of another new session after it (`demo`: ours with its demo model; `model`:
  * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
- * (`refused`: a turn without messages, a 400 before any object).
+ * (`refused`: a turn without messages, a 400 before any object). `bundle.ours`: this service (its
+ * settings, its tools by default), where the least a turn does is asked for them (`?tools`).
  */
 export async function coldIsolate(bundle, run, mode, upstream) {
-  const runtime = new Miniflare({
-    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
-    modulesRoot: '/',
-    compatibilityDate: '2026-04-20',
-    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
-    durableObjects: Object.fromEntries(Object.entries(bundle.objects).map(([binding, className]) => [binding, { className, useSQLite: true }])),
-    bindings: mode === 'demo' ? {} : bundle.name.startsWith('ours') ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url },
-  });
+  const runtime = freshRuntime(bundle, mode === 'demo' ? {} : bundle.ours ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url });
   const before = childRuntimeCpuMs();
   await runtime.ready;
   const ready = childRuntimeCpuMs();
   const post = async (sessionId, body, status) => {
-    const query = bundle.name.startsWith('ours') ? '' : '?tools';
+    const query = bundle.ours ? '' : '?tools';
     const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (response.status !== status) throw new Error(`cold isolate, ${bundle.name}: ${response.status} ${await response.text()}`);
     await response.text();
@@ -61,4 +55,20 @@ export async function coldIsolate(bundle, run, mode, upstream) {
   }
   await runtime.dispose();
   return result;
+}
+
+/**
+ * A fresh runtime with the bundle (`bundleOf`'s, with its Durable Object classes by binding,
+ * `objects`) and `bindings`; `options` adds Miniflare's own (an `inspectorPort`).
+ */
+export function freshRuntime(bundle, bindings, options = {}) {
+  return new Miniflare({
+    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
+    modulesRoot: '/',
+    compatibilityDate: '2026-04-20',
+    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
+    durableObjects: Object.fromEntries(Object.entries(bundle.objects).map(([binding, className]) => [binding, { className, useSQLite: true }])),
+    bindings,
+    ...options,
+  });
 }

@@ -19,7 +19,7 @@ import { startBenchUpstream } from './upstream.mjs';
 const RUNS = 10;
 const root = resolve(import.meta.dirname, '..');
 const systems = [
-  { name: 'ours', config: join(root, 'wrangler.toml'), objects: { SESSIONS: 'SessionObject', USERS: 'UserObject' } },
+  { name: 'ours', ours: true, config: join(root, 'wrangler.toml'), objects: { SESSIONS: 'SessionObject', USERS: 'UserObject' } },
   { name: 'limit through a DO', config: join(root, 'bench/systems/limit-do.toml'), objects: { PIPE: 'Pipe' } },
   { name: 'the least a turn does', config: join(root, 'bench/systems/minimal-turn.toml'), objects: { SESSION: 'Session' } },
 ];

@@ -16,7 +16,7 @@ const MODES = (process.env.MODES ?? 'refused').split(',');
 if (!process.env.BEFORE) throw new Error('BEFORE=<checkout of the commit to compare against> is required');
 const roots = { ours: resolve(import.meta.dirname, '..', '..'), 'ours before': resolve(process.env.BEFORE) };
 const objects = { SESSIONS: 'SessionObject', USERS: 'UserObject' };
-const bundles = Object.entries(roots).map(([name, root]) => ({ name, objects, ...bundleOf({ config: join(root, 'wrangler.toml') }, root) }));
+const bundles = Object.entries(roots).map(([name, root]) => ({ name, ours: true, objects, ...bundleOf({ config: join(root, 'wrangler.toml') }, root) }));
 for (const bundle of bundles) console.log(`${bundle.name}: ${round(bundle.gzipBytes / 1024, 1)} KiB gzip`);
 
 const upstream = await startBenchUpstream();

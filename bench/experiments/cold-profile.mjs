@@ -7,15 +7,14 @@
 import { SourceMap } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Miniflare } from 'miniflare';
 import WebSocket from 'ws';
-import { bundleOf } from '../cold-isolate.mjs';
+import { bundleOf, freshRuntime } from '../cold-isolate.mjs';
 import { startBenchUpstream, serviceVars } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const MODE = process.env.MODE ?? 'model';
 const root = resolve(import.meta.dirname, '..', '..');
-const bundle = bundleOf({ config: join(root, 'wrangler.toml') }, root);
+const bundle = { objects: { SESSIONS: 'SessionObject', USERS: 'UserObject' }, ...bundleOf({ config: join(root, 'wrangler.toml') }, root) };
 const mapFile = readdirSync(bundle.outdir).find((name) => name.endsWith('.js.map'));
 const sourceMap = new SourceMap(JSON.parse(readFileSync(join(bundle.outdir, mapFile), 'utf8')));
 const upstream = await startBenchUpstream();
@@ -47,15 +46,7 @@ const byFunction = new Map();
 let total = 0;
 for (let run = 0; run < RUNS; run += 1) {
   const port = 9300 + Math.floor(Math.random() * 600);
-  const runtime = new Miniflare({
-    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
-    modulesRoot: '/',
-    compatibilityDate: '2026-04-20',
-    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
-    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true }, USERS: { className: 'UserObject', useSQLite: true } },
-    bindings: serviceVars(upstream.url, 20_000),
-    inspectorPort: port,
-  });
+  const runtime = freshRuntime(bundle, serviceVars(upstream.url, 20_000), { inspectorPort: port });
   await runtime.ready;
   const session = await inspector(`ws://127.0.0.1:${port}/core:user:`);
   await session.send('Profiler.enable');

@@ -40,7 +40,6 @@ async function storageOf(id: string): Promise<DurableObjectStorage> {
   return storage!;
 }
 
-
 describe('the order of a turn’s model requests and its writes', () => {
   it('asks the model after a tool’s step before the step is stored, and stores it all the same', async () => {
     const id = newSessionId('later-step');

@@ -21,7 +21,6 @@ import { fetchWorker, history, jsonTurn, newSessionId, session as sessionView, u
 import { partsOf } from '../helpers/session-parts';
 import { rowCount } from '../helpers/rows';
 
-
 /** Ten chunks 150 ms apart: the turn still runs when each door is called (and is stopped after it). */
 const MODEL = 'openai:script/slow';
 const request = (content: string, more: Record<string, unknown> = {}) => turnRequestSchema.parse({ messages: [user(content)], stream: 'none', ...more });

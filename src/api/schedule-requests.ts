@@ -14,30 +14,42 @@ import { clientToolSchema, modelNameSchema } from './turn-request';
 /** Schedules one session may have. */
 export const MAX_SCHEDULES = 16;
 
-const timeZoneSchema = z
-  .string()
-  .max(64)
-  .refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' });
+/**
+ * The request's schema, made by its first use rather than as the module loads: every isolate loads
+ * this module, and few ever read a schedule (a new isolate's first request pays for each schema it
+ * makes: bench/PROFILE.md, "The configuration's checks made for what is set").
+ */
+export function scheduleRequestSchema() {
+  return (requestSchema ??= makeRequestSchema());
+}
 
-export const scheduleRequestSchema = z
-  .strictObject({
-    messages: z.array(z.discriminatedUnion('role', [userMessageSchema, systemMessageSchema])).min(1).max(LIMITS.messagesPerRequest),
-    at: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' }).optional(),
-    cron: z.string().trim().max(120).optional(),
-    timezone: timeZoneSchema.optional(),
-    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
-    model: modelNameSchema.optional(),
-  })
-  .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })
-  .refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] })
-  .superRefine((request, context) => {
-    // (A time zone that is not one is told already; croner's error would repeat it, whole.)
-    if (request.cron === undefined || (request.timezone !== undefined && !isTimeZone(request.timezone))) return;
-    const problem = cronProblem(request.cron, request.timezone);
-    if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
-  });
+let requestSchema: ReturnType<typeof makeRequestSchema> | undefined;
 
-export type ScheduleRequest = z.infer<typeof scheduleRequestSchema>;
+function makeRequestSchema() {
+  const timeZoneSchema = z
+    .string()
+    .max(64)
+    .refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' });
+  return z
+    .strictObject({
+      messages: z.array(z.discriminatedUnion('role', [userMessageSchema, systemMessageSchema])).min(1).max(LIMITS.messagesPerRequest),
+      at: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' }).optional(),
+      cron: z.string().trim().max(120).optional(),
+      timezone: timeZoneSchema.optional(),
+      tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+      model: modelNameSchema.optional(),
+    })
+    .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })
+    .refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] })
+    .superRefine((request, context) => {
+      // (A time zone that is not one is told already; croner's error would repeat it, whole.)
+      if (request.cron === undefined || (request.timezone !== undefined && !isTimeZone(request.timezone))) return;
+      const problem = cronProblem(request.cron, request.timezone);
+      if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
+    });
+}
+
+export type ScheduleRequest = z.infer<ReturnType<typeof scheduleRequestSchema>>;
 
 /** What is wrong with a cron, if anything: five fields, a minute at the finest, and a next run. */
 function cronProblem(expression: string, timezone: string | undefined): string | undefined {
@@ -74,18 +86,22 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-export const scheduleViewSchema = z.strictObject({
-  scheduleId: z.string(),
-  messages: scheduleRequestSchema.shape.messages,
-  at: z.string().optional(),
-  cron: z.string().optional(),
-  timezone: z.string().optional(),
-  tools: scheduleRequestSchema.shape.tools,
-  model: z.string(),
-  createdAt: z.string(),
-  nextRunAt: z.string().nullable().meta({ description: 'null once a one-shot schedule has run.' }),
-  lastRun: z
-    .strictObject({ turnId: z.string(), status: z.union([turnStatusSchema, z.literal('pruned')]), stopReason: z.string().optional() })
-    .optional(),
-});
-export type ScheduleView = z.infer<typeof scheduleViewSchema>;
+/** A schedule as it is read back (the OpenAPI document's; made when asked, as the request's is). */
+export function scheduleViewSchema() {
+  const { messages, tools } = scheduleRequestSchema().shape;
+  return z.strictObject({
+    scheduleId: z.string(),
+    messages,
+    at: z.string().optional(),
+    cron: z.string().optional(),
+    timezone: z.string().optional(),
+    tools,
+    model: z.string(),
+    createdAt: z.string(),
+    nextRunAt: z.string().nullable().meta({ description: 'null once a one-shot schedule has run.' }),
+    lastRun: z
+      .strictObject({ turnId: z.string(), status: z.union([turnStatusSchema, z.literal('pruned')]), stopReason: z.string().optional() })
+      .optional(),
+  });
+}
+export type ScheduleView = z.infer<ReturnType<typeof scheduleViewSchema>>;

@@ -30,14 +30,14 @@ export function backgroundPaths(): Json {
         summary: 'A turn to run at a time (`at`) or on a five-field cron in a time zone',
         description: 'Fired by the session’s alarm within 5 s of its time as an enqueued turn, stored and sent to the webhook like any other. At most 16 a session; the session is made by its first schedule if it is new.',
         parameters: [sessionId],
-        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(scheduleRequestSchema, 'input') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(scheduleRequestSchema(), 'input') } } },
         responses: { '201': json(scheduleCreatedSchema, 'The schedule, and when it runs first.'), ...errors('400', '401', '409', '413', '415', '429', '500') },
       },
       get: {
         operationId: 'getSchedules',
         summary: 'The session’s schedules, with their next run and their last',
         parameters: [sessionId],
-        responses: { '200': json(z.strictObject({ schedules: z.array(scheduleViewSchema) }), 'The schedules.'), ...errors('401', '404', '500') },
+        responses: { '200': json(z.strictObject({ schedules: z.array(scheduleViewSchema()) }), 'The schedules.'), ...errors('401', '404', '500') },
       },
     },
     '/sessions/{id}/schedules/{scheduleId}': {

@@ -11,8 +11,10 @@ import type { SessionStores } from './store/stores';
 import { statusOf } from './store/turns';
 import type { TurnQueue } from './turn-queue';
 
-/** What is stored of a schedule: its request, with the model the Worker checked. */
-const specSchema = scheduleRequestSchema.safeExtend({ model: z.string() });
+/** What is stored of a schedule: its request, with the model the Worker checked (made when first read, as the request's is). */
+let storedSpec: ReturnType<typeof makeSpecSchema> | undefined;
+const makeSpecSchema = () => scheduleRequestSchema().safeExtend({ model: z.string() });
+const specSchema = () => (storedSpec ??= makeSpecSchema());
 type Spec = ScheduleRequest & { model: string };
 
 type Row = { id: string; spec: string; next_run_at: number | null; last_turn_id: string | null; created_at: number };
@@ -63,7 +65,7 @@ export class Schedules {
     if (!this.host.stores.meta.has('schedules')) return;
     const sessionId = this.host.stores.meta.sessionId() ?? '';
     for (const row of this.rows('SELECT id, spec, next_run_at, last_turn_id, created_at FROM schedules WHERE next_run_at <= ? ORDER BY next_run_at', now)) {
-      const spec = specSchema.parse(JSON.parse(row.spec));
+      const spec = specSchema().parse(JSON.parse(row.spec));
       let turnId: string | null = row.last_turn_id;
       try {
         const request = { messages: spec.messages, ...(spec.tools ? { tools: spec.tools } : {}), stream: 'none' as const, ifBusy: 'enqueue' as const };
@@ -93,7 +95,7 @@ export class Schedules {
   }
 
   private view(row: Row): ScheduleView {
-    const spec = specSchema.parse(JSON.parse(row.spec));
+    const spec = specSchema().parse(JSON.parse(row.spec));
     const last = row.last_turn_id === null ? undefined : this.host.stores.turns.turn(row.last_turn_id);
     return {
       scheduleId: row.id,

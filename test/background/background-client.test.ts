@@ -18,7 +18,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const typesAgree: [
   Same<ClientTypes.TurnView, z.infer<typeof turnViewSchema>>,
   Same<ClientTypes.Delivery, z.infer<typeof deliveryListSchema>['deliveries'][number]>,
-  Same<ClientTypes.Schedule, z.infer<typeof scheduleViewSchema>>,
+  Same<ClientTypes.Schedule, z.infer<ReturnType<typeof scheduleViewSchema>>>,
   Same<ClientTypes.TurnsPage, z.infer<typeof turnsPageSchema>>,
 ] = [true, true, true, true];
 

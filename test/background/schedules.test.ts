@@ -36,7 +36,7 @@ describe('schedules', () => {
     // The delivery and the session's turns name the schedule that started the turn.
     expect(hook).toMatchObject({ verified: true, type: 'turn.completed', data: { stopReason: 'end_turn', scheduleId: created.scheduleId } });
     const [listed] = await schedules(id);
-    expect(scheduleViewSchema.parse(listed)).toMatchObject({ scheduleId: created.scheduleId, at, nextRunAt: null, lastRun: { turnId: hook!.data.turnId, status: 'finished', stopReason: 'end_turn' } });
+    expect(scheduleViewSchema().parse(listed)).toMatchObject({ scheduleId: created.scheduleId, at, nextRunAt: null, lastRun: { turnId: hook!.data.turnId, status: 'finished', stopReason: 'end_turn' } });
     const turns = ((await (await fetchWorker(`/sessions/${id}/turns`)).json()) as any).turns;
     expect(turns).toEqual([expect.objectContaining({ turnId: hook!.data.turnId, scheduleId: created.scheduleId, status: 'finished' })]);
     const messages = ((await (await fetchWorker(`/sessions/${id}/messages`)).json()) as any).messages;

@@ -21,7 +21,7 @@ export async function getDeliveries(request: AuthedRequest, env: Env): Promise<R
 
 export async function postSchedule(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const { data: body } = await readJsonBody(request, scheduleRequestSchema);
+  const { data: body } = await readJsonBody(request, scheduleRequestSchema());
   checkToolNames(body.tools ?? [], BUILT_IN_TOOL_NAMES);
   const model = pickModel(readConfig(env), body.model);
   const result = await sessionStub(env, request.owner, sessionId).createSchedule(sessionId, { ...body, model });

@@ -21,9 +21,9 @@ export const errorBodySchema = z
   })
   ;
 
-export const turnUsageSchema = usageSchema
+export const turnUsageSchema = usageSchema()
   .extend({
-    calls: z.array(usageSchema.extend({ model: z.string(), purpose: z.literal('compaction').optional() })),
+    calls: z.array(usageSchema().extend({ model: z.string(), purpose: z.literal('compaction').optional() })),
   })
   .meta({ description: "The turn's usage, and each model call's own." });
 
@@ -101,9 +101,9 @@ const pendingCallSchema = z.strictObject({
 
 export const sessionViewSchema = z
   .strictObject({
-    ...sharedSessionFields,
+    ...sharedSessionFields(),
     pendingToolCalls: z.array(pendingCallSchema),
-    usage: usageSchema,
+    usage: usageSchema(),
     lastTurn: z
       .strictObject({ turnId: z.string(), status: turnStatusSchema, stopReason: z.string().optional(), errorCode: z.string().optional() })
       .optional(),

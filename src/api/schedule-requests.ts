@@ -4,6 +4,7 @@
  * never by hand; the next run is its answer.
  */
 import { Cron } from 'croner';
+import { madeOnce } from '../lib/made-once';
 import { cut } from '../lib/quoted';
 import * as z from '../lib/zod';
 import { systemMessageSchema, userMessageSchema } from './content';
@@ -14,18 +15,8 @@ import { clientToolSchema, modelNameSchema } from './turn-request';
 /** Schedules one session may have. */
 export const MAX_SCHEDULES = 16;
 
-/**
- * The request's schema, made by its first use rather than as the module loads: every isolate loads
- * this module, and few ever read a schedule (a new isolate's first request pays for each schema it
- * makes: bench/PROFILE.md, "The configuration's checks made for what is set").
- */
-export function scheduleRequestSchema() {
-  return (requestSchema ??= makeRequestSchema());
-}
-
-let requestSchema: ReturnType<typeof makeRequestSchema> | undefined;
-
-function makeRequestSchema() {
+/** The request's schema, made by its first use (`madeOnce`): every isolate loads this module, few read a schedule. */
+export const scheduleRequestSchema = madeOnce(() => {
   const timeZoneSchema = z
     .string()
     .max(64)
@@ -47,7 +38,7 @@ function makeRequestSchema() {
       const problem = cronProblem(request.cron, request.timezone);
       if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
     });
-}
+});
 
 export type ScheduleRequest = z.infer<ReturnType<typeof scheduleRequestSchema>>;
 

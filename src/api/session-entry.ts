@@ -4,24 +4,28 @@
  * to its user's object, the list read back), so apart from the answers' schemas, which only the
  * OpenAPI document and the tests build.
  */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
 /** What a session's entry and its view both say. */
-export const sharedSessionFields = {
+export const sharedSessionFields = madeOnce(() => ({
   sessionId: z.string(),
   title: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   messageCount: z.number().int(),
   running: z.boolean(),
-};
+}));
 
-export const sessionEntrySchema = z
-  .strictObject({
-    ...sharedSessionFields,
-    pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
-    parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
-  })
-  .meta({ description: 'A session in the list of its user’s sessions.' });
+/** Made by its first use, as `usageSchema` is. */
+export const sessionEntrySchema = madeOnce(() =>
+  z
+    .strictObject({
+      ...sharedSessionFields(),
+      pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
+      parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
+    })
+    .meta({ description: 'A session in the list of its user’s sessions.' }),
+);
 
-export type SessionEntry = z.infer<typeof sessionEntrySchema>;
+export type SessionEntry = z.infer<ReturnType<typeof sessionEntrySchema>>;

@@ -3,14 +3,18 @@
  * the answers' own schemas (`responses.ts`, which only the OpenAPI document and the tests build), so
  * that what parses a report at run time does not make them.
  */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
-export const usageSchema = z
-  .strictObject({
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
-    cachedInputTokens: z.number().int(),
-    cacheWriteInputTokens: z.number().int(),
-    reasoningTokens: z.number().int(),
-  })
-  .meta({ description: 'Tokens. Cache reads and writes are parts of inputTokens.' });
+/** Made by its first use (`madeOnce`): a session's isolate parses a report only when it reads its outbox back. */
+export const usageSchema = madeOnce(() =>
+  z
+    .strictObject({
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      cachedInputTokens: z.number().int(),
+      cacheWriteInputTokens: z.number().int(),
+      reasoningTokens: z.number().int(),
+    })
+    .meta({ description: 'Tokens. Cache reads and writes are parts of inputTokens.' }),
+);

@@ -9,11 +9,11 @@ import { sessionEntrySchema } from './session-entry';
 import { usageSchema } from './usage';
 
 export const sessionListSchema = z.strictObject({
-  sessions: z.array(sessionEntrySchema),
+  sessions: z.array(sessionEntrySchema()),
   next: nextCursor,
 });
 
-const spendSchema = usageSchema.extend({
+const spendSchema = usageSchema().extend({
   calls: z.number().int(),
   costUsd: z.number().nullable().meta({ description: 'From PRICES; null when no call of it had a price.' }),
 });

@@ -9,15 +9,21 @@
  */
 import type { AgentEvent, ModelCallUsage, TurnError } from '../agent/events';
 import { emptyUsage } from '../agent/usage';
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import type { TurnStore } from './store/turns';
 
-/** Read back leniently: the union is ours, written by this code; the check guards the frame. */
-const batchSchema = z.array(
-  z.union([
-    z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }),
-    z.object({ seq: z.number().int().positive(), blockId: z.string(), deltas: z.array(z.string()) }),
-  ]),
+/**
+ * Read back leniently: the union is ours, written by this code; the check guards the frame. Made by
+ * its first read (`madeOnce`): a turn only writes the log, and most isolates never read it back.
+ */
+const batchSchema = madeOnce(() =>
+  z.array(
+    z.union([
+      z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }),
+      z.object({ seq: z.number().int().positive(), blockId: z.string(), deltas: z.array(z.string()) }),
+    ]),
+  ),
 );
 
 export type LoggedEvent = { seq: number; event: AgentEvent };
@@ -129,7 +135,7 @@ function eventsOf(entries: Entry[]): LoggedEvent[] {
 
 /** The events of one stored batch (its JSON, as `flush` wrote it). */
 export function eventsOfBatch(json: string): LoggedEvent[] {
-  return eventsOf(batchSchema.parse(JSON.parse(json)) as Entry[]);
+  return eventsOf(batchSchema().parse(JSON.parse(json)) as Entry[]);
 }
 
 function serialiseBatch(batch: Entry[]): string {

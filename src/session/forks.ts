@@ -7,6 +7,7 @@
 import { historyMessageSchema, type HistoryMessage } from '../api/content';
 import { messageId } from '../api/message-ids';
 import { ApiError } from '../lib/errors';
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { permissionRuleSchema, type PermissionRule } from '../tools/permission-rules';
 import { checkParent, isContinuable } from './branching';
@@ -19,11 +20,14 @@ const TOO_LARGE = '{"tooLarge":true}';
 
 export type BranchCopy = { sourceSessionId: string; upToId: string; title?: string; rules: PermissionRule[]; body: ReadableStream<Uint8Array> };
 
-const copiedLineSchema = z.strictObject({
-  message: historyMessageSchema,
-  compaction: z.strictObject({ summary: z.string(), summarizedMessages: z.number().int().nonnegative() }).optional(),
-});
-const copyHeaderSchema = z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.string().optional(), rules: z.array(permissionRuleSchema) });
+/** The copy's schemas, made by the first fork a session takes (`madeOnce`), not by every isolate as it loads. */
+const copiedLineSchema = madeOnce(() =>
+  z.strictObject({
+    message: historyMessageSchema,
+    compaction: z.strictObject({ summary: z.string(), summarizedMessages: z.number().int().nonnegative() }).optional(),
+  }),
+);
+const copyHeaderSchema = madeOnce(() => z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.string().optional(), rules: z.array(permissionRuleSchema) }));
 
 /** The copy of the active branch up to `upToId` (default: its last message a turn could continue from). */
 export function exportBranch(stores: SessionStores, sessionId: string, upToId: string | undefined): BranchCopy {
@@ -67,12 +71,12 @@ export async function importFork(stores: SessionStores, sessionId: string, copy:
   // Read whole before anything else: a copy left half-read fails the session that gives it.
   const text = await new Response(copy.body).text();
   if (stores.meta.exists()) throw taken();
-  const header = copyHeaderSchema.parse({ sourceSessionId: copy.sourceSessionId, upToId: copy.upToId, title: copy.title, rules: copy.rules });
+  const header = copyHeaderSchema().parse({ sourceSessionId: copy.sourceSessionId, upToId: copy.upToId, title: copy.title, rules: copy.rules });
   const raw = text.split('\n').filter((line) => line !== '');
   if (raw.at(-1) === TOO_LARGE) {
     throw new ApiError(413, 'fork_too_large', `A fork copies at most ${MAX_FORK_BYTES} bytes of history; fork from an earlier message (upTo).`);
   }
-  const lines = raw.map((line) => copiedLineSchema.parse(JSON.parse(line)));
+  const lines = raw.map((line) => copiedLineSchema().parse(JSON.parse(line)));
   // Awaited the copy: another request may have made the session since, or started its first turn,
   // whose opening is stored a task later (docs/decisions.md, 43).
   await settled();

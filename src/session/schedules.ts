@@ -6,15 +6,14 @@
 import { MAX_SCHEDULES, nextRunAt, scheduleRequestSchema, type ScheduleRequest, type ScheduleView } from '../api/schedule-requests';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import type { SessionStores } from './store/stores';
 import { statusOf } from './store/turns';
 import type { TurnQueue } from './turn-queue';
 
 /** What is stored of a schedule: its request, with the model the Worker checked (made when first read, as the request's is). */
-let storedSpec: ReturnType<typeof makeSpecSchema> | undefined;
-const makeSpecSchema = () => scheduleRequestSchema().safeExtend({ model: z.string() });
-const specSchema = () => (storedSpec ??= makeSpecSchema());
+const specSchema = madeOnce(() => scheduleRequestSchema().safeExtend({ model: z.string() }));
 type Spec = ScheduleRequest & { model: string };
 
 type Row = { id: string; spec: string; next_run_at: number | null; last_turn_id: string | null; created_at: number };

@@ -7,33 +7,38 @@
  */
 import { usageSchema } from '../api/usage';
 import { sessionEntrySchema } from '../api/session-entry';
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
 /**
  * `generation`: when the session was created (ms). A deleted session's later reports (from an outbox
  * retry) carry its old generation, and never bring it back; a new session of the same id has a new one.
+ * Made by its first use (`madeOnce`): every session's isolate loads this module, and parses a report
+ * only when it reads its outbox back from storage.
  */
-const generation = z.number().int().min(0);
+export const reportSchema = madeOnce(() => {
+  const generation = z.number().int().min(0);
+  const entry = sessionEntrySchema();
+  return z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('usage'),
+      id: z.string().min(1).max(64),
+      at: z.number().int(),
+      model: z.string(),
+      usage: usageSchema(),
+      costUsd: z.number().min(0).nullable(),
+    }),
+    z.strictObject({ kind: z.literal('session'), generation, version: z.number(), entry }),
+    /** A turn started: the entry runs (its counts are the last turn's, or none for a new session). */
+    z.strictObject({
+      kind: z.literal('started'),
+      generation,
+      version: z.number(),
+      entry: entry.pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
+    }),
+    z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),
+  ]);
+});
 
-export const reportSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('usage'),
-    id: z.string().min(1).max(64),
-    at: z.number().int(),
-    model: z.string(),
-    usage: usageSchema,
-    costUsd: z.number().min(0).nullable(),
-  }),
-  z.strictObject({ kind: z.literal('session'), generation, version: z.number(), entry: sessionEntrySchema }),
-  /** A turn started: the entry runs (its counts are the last turn's, or none for a new session). */
-  z.strictObject({
-    kind: z.literal('started'),
-    generation,
-    version: z.number(),
-    entry: sessionEntrySchema.pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
-  }),
-  z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),
-]);
-
-export type Report = z.infer<typeof reportSchema>;
-export const reportsSchema = z.array(reportSchema).max(500);
+export type Report = z.infer<ReturnType<typeof reportSchema>>;
+export const reportsSchema = madeOnce(() => z.array(reportSchema()).max(500));

@@ -58,7 +58,7 @@ export class User {
    * when the session predates an erasure of its user that did not find it: it must erase itself.
    */
   async report(reports: unknown): Promise<ReportAnswer> {
-    const parsed = reportsSchema.parse(reports);
+    const parsed = reportsSchema().parse(reports);
     let erase = false;
     this.ctx.storage.transactionSync(() => {
       for (const report of parsed) {

@@ -57,7 +57,7 @@ describe('the outbox kept in memory', () => {
             !made() ? [] : state.storage.sql
               .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox WHERE id > ? ORDER BY id', takenUpTo)
               .toArray()
-              .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
+              .map((row) => ({ id: row.id, report: reportSchema().parse(JSON.parse(row.body)), attempts: row.attempts }));
           for (const next of steps) {
             if (next.kind === 'usage') outbox.add(usage(++at));
             else if (next.kind === 'entry') outbox.putEntry(entry);

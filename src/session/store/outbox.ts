@@ -91,7 +91,7 @@ export class Outbox {
     const rows = this.sql
       .exec<{ id: number; body: string; attempts: number }>('SELECT id, body, attempts FROM user_outbox WHERE id > ? ORDER BY id LIMIT ?', this.takenUpTo, BATCH + 1)
       .toArray()
-      .map((row) => ({ id: row.id, report: reportSchema.parse(JSON.parse(row.body)), attempts: row.attempts }));
+      .map((row) => ({ id: row.id, report: reportSchema().parse(JSON.parse(row.body)), attempts: row.attempts }));
     // All of them read: kept from now on (ids only grow, so the map stays in their order).
     if (rows.length <= BATCH) this.kept = new Map(rows.map((row) => [row.id, row]));
     return rows.slice(0, BATCH);
@@ -105,7 +105,7 @@ export class Outbox {
       .exec<{ body: string }>("SELECT body FROM user_outbox WHERE kind = 'usage' AND id > ? ORDER BY id", this.takenUpTo)
       .toArray()
       .flatMap((row) => {
-        const report = reportSchema.parse(JSON.parse(row.body));
+        const report = reportSchema().parse(JSON.parse(row.body));
         return report.kind === 'usage' ? [report] : [];
       });
   }

@@ -46,7 +46,7 @@ export class SessionIndex {
     if (generation <= this.erasedBefore()) return 'erased';
     const held = this.stale(entry.sessionId, generation, version);
     if (held === true) return 'stale';
-    const counts = held?.generation === generation ? sessionEntrySchema.parse(JSON.parse(held.entry)) : { messageCount: 0, pendingToolCalls: 0 };
+    const counts = held?.generation === generation ? sessionEntrySchema().parse(JSON.parse(held.entry)) : { messageCount: 0, pendingToolCalls: 0 };
     this.write(generation, version, { ...entry, messageCount: counts.messageCount, pendingToolCalls: counts.pendingToolCalls, running: true });
     return 'listed';
   }
@@ -124,7 +124,7 @@ export class SessionIndex {
     const all = rows.toArray();
     const shown = all.slice(0, limit);
     const last = shown.at(-1);
-    const sessions = shown.map((row) => sessionEntrySchema.parse(JSON.parse(row.entry)));
+    const sessions = shown.map((row) => sessionEntrySchema().parse(JSON.parse(row.entry)));
     return all.length > limit && last ? { sessions, next: `${last.updated_at}:${last.session_id}` } : { sessions };
   }
 }

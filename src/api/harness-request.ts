@@ -32,7 +32,7 @@ export const harnessRequestSchema = z
       .optional(),
     confirmResults: z.array(confirmResultSchema).max(LIMITS.messagesPerRequest).optional(),
     toolResults: z.array(toolResultInputSchema).max(LIMITS.messagesPerRequest).optional(),
-    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
     /** While another run is busy on the session: as the turns API's `ifBusy` (a steered `input` shows as HINT_BLOCK). */
     ifBusy: ifBusySchema.optional(),
   })

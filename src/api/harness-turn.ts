@@ -33,7 +33,7 @@ export function turnRequestOf(body: HarnessRequest): TurnRequest {
   const input = body.input?.trim() ?? '';
   if (input !== '') messages.push({ role: 'user', content: body.input! });
 
-  const parsed = turnRequestSchema.safeParse({ messages, stream: 'delta', ...(body.tools ? { tools: body.tools } : {}), ...(body.ifBusy ? { ifBusy: body.ifBusy } : {}) });
+  const parsed = turnRequestSchema().safeParse({ messages, stream: 'delta', ...(body.tools ? { tools: body.tools } : {}), ...(body.ifBusy ? { ifBusy: body.ifBusy } : {}) });
   if (!parsed.success) throw invalidRequest('The request', parsed.error.issues);
   return parsed.data;
 }

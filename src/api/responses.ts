@@ -44,12 +44,12 @@ const placeFields = {
     .optional()
     .meta({ description: 'Every message with the same parent, oldest first, itself included; only where there are several ("2 / 3").' }),
 };
-const storedAssistantSchema = assistantMessageSchema.extend(placeFields);
-const storedToolSchema = toolMessageSchema.extend(placeFields);
+const storedAssistantSchema = assistantMessageSchema().extend(placeFields);
+const storedToolSchema = toolMessageSchema().extend(placeFields);
 /** A message as the history holds it, with its place in the tree. */
 export const storedMessageSchema = z.discriminatedUnion('role', [
-  userMessageSchema.extend(placeFields),
-  systemMessageSchema.extend(placeFields),
+  userMessageSchema().extend(placeFields),
+  systemMessageSchema().extend(placeFields),
   storedAssistantSchema,
   storedToolSchema,
 ]);
@@ -67,7 +67,7 @@ export const turnEventSchemas = {
     .strictObject({ thinking: z.string(), signature: z.string().optional(), incomplete: z.literal(true).optional() })
     .meta({ description: 'message mode only: a thinking block, whole' }),
   tool_call: z.strictObject({ toolCallId: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
-  tool_result: z.strictObject({ toolCallId: z.string(), content: toolResultContentSchema, isError: z.literal(true).optional() }),
+  tool_result: z.strictObject({ toolCallId: z.string(), content: toolResultContentSchema(), isError: z.literal(true).optional() }),
   turn_stop: z.strictObject({
     stopReason: stopReasonSchema,
     turnId: z.string(),

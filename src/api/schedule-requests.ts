@@ -23,11 +23,11 @@ export const scheduleRequestSchema = madeOnce(() => {
     .refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' });
   return z
     .strictObject({
-      messages: z.array(z.discriminatedUnion('role', [userMessageSchema, systemMessageSchema])).min(1).max(LIMITS.messagesPerRequest),
+      messages: z.array(z.discriminatedUnion('role', [userMessageSchema(), systemMessageSchema()])).min(1).max(LIMITS.messagesPerRequest),
       at: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' }).optional(),
       cron: z.string().trim().max(120).optional(),
       timezone: timeZoneSchema.optional(),
-      tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
+      tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
       model: modelNameSchema.optional(),
     })
     .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })

@@ -7,62 +7,72 @@
 import { describeIssue } from '../lib/explain-issue';
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { quoted } from '../lib/quoted';
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { toolResultContentSchema } from './content';
 import { clientToolSchema, ifBusySchema, modelNameSchema, userInputContentSchema } from './turn-request';
 import { LIMITS } from './limits';
 
 const requestId = z.string().min(1).max(256).optional();
-const toolCallId = z.string().min(1).max(256);
 
-const appendUserSchema = z.object({
-  type: z.literal('append_message'),
-  role: z.literal('user'),
-  content: userInputContentSchema,
-  request_id: requestId,
-});
-
-const appendToolSchema = z.object({
-  type: z.literal('append_message'),
-  role: z.literal('tool'),
-  tool_call_id: toolCallId,
-  content: toolResultContentSchema,
-  request_id: requestId,
-});
-
-export const CLIENT_FRAME_SCHEMAS = {
-  append_message: z.discriminatedUnion('role', [appendUserSchema, appendToolSchema], {
-    error: 'append_message needs "role": "user" or "tool".',
-  }),
-  request_completion: z.object({
-    type: z.literal('request_completion'),
+/**
+ * The frames' schemas, made by the first frame a session reads (`madeOnce`): every session's isolate
+ * loads the socket's door, and most never see a socket (bench/PROFILE.md, "Schemas a first turn does
+ * not use").
+ */
+const clientFrameSchemas = madeOnce(() => {
+  const toolCallId = z.string().min(1).max(256);
+  const appendUserSchema = z.object({
+    type: z.literal('append_message'),
+    role: z.literal('user'),
+    content: userInputContentSchema(),
     request_id: requestId,
-    model: modelNameSchema.optional(),
-    /** Whether the model's thinking is sent (`llm_thinking_*`, `thinking`); off unless asked. */
-    reasoning: z.boolean().optional(),
-    /**
-     * The client's own tools, as in the turns API. Kept: a completion that names none (and one that
-     * resumes by itself) offers the last ones named; `[]` offers none.
-     */
-    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
-    /** While a completion runs: as the turns API's `ifBusy` (`reject`, `enqueue`, `interrupt`, `steer`). */
-    if_busy: ifBusySchema.optional(),
-  }),
-  stop_completion: z.object({ type: z.literal('stop_completion'), request_id: requestId }),
-  tool_confirmation_response: z.object({
-    type: z.literal('tool_confirmation_response'),
+  });
+  const appendToolSchema = z.object({
+    type: z.literal('append_message'),
+    role: z.literal('tool'),
     tool_call_id: toolCallId,
-    action: z.enum(['approve', 'deny']),
-    reason: z.string().max(2000).optional(),
+    content: toolResultContentSchema(),
     request_id: requestId,
-  }),
-} as const;
+  });
+  return {
+    append_message: z.discriminatedUnion('role', [appendUserSchema, appendToolSchema], {
+      error: 'append_message needs "role": "user" or "tool".',
+    }),
+    request_completion: z.object({
+      type: z.literal('request_completion'),
+      request_id: requestId,
+      model: modelNameSchema.optional(),
+      /** Whether the model's thinking is sent (`llm_thinking_*`, `thinking`); off unless asked. */
+      reasoning: z.boolean().optional(),
+      /**
+       * The client's own tools, as in the turns API. Kept: a completion that names none (and one that
+       * resumes by itself) offers the last ones named; `[]` offers none.
+       */
+      tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
+      /** While a completion runs: as the turns API's `ifBusy` (`reject`, `enqueue`, `interrupt`, `steer`). */
+      if_busy: ifBusySchema.optional(),
+    }),
+    stop_completion: z.object({ type: z.literal('stop_completion'), request_id: requestId }),
+    tool_confirmation_response: z.object({
+      type: z.literal('tool_confirmation_response'),
+      tool_call_id: toolCallId,
+      action: z.enum(['approve', 'deny']),
+      reason: z.string().max(2000).optional(),
+      request_id: requestId,
+    }),
+  } as const satisfies Record<ClientFrameType, z.ZodType>;
+});
 
-export type ClientFrameType = keyof typeof CLIENT_FRAME_SCHEMAS;
-export type ClientFrame = { [K in ClientFrameType]: z.infer<(typeof CLIENT_FRAME_SCHEMAS)[K]> }[ClientFrameType];
-export type AppendMessageFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['append_message']>;
-export type RequestCompletionFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['request_completion']>;
-export type ToolConfirmationFrame = z.infer<(typeof CLIENT_FRAME_SCHEMAS)['tool_confirmation_response']>;
+/** The frame types a client may send. */
+const FRAME_TYPES = ['append_message', 'request_completion', 'stop_completion', 'tool_confirmation_response'] as const;
+
+type ClientFrameSchemas = ReturnType<typeof clientFrameSchemas>;
+export type ClientFrameType = (typeof FRAME_TYPES)[number];
+export type ClientFrame = { [K in ClientFrameType]: z.infer<ClientFrameSchemas[K]> }[ClientFrameType];
+export type AppendMessageFrame = z.infer<ClientFrameSchemas['append_message']>;
+export type RequestCompletionFrame = z.infer<ClientFrameSchemas['request_completion']>;
+export type ToolConfirmationFrame = z.infer<ClientFrameSchemas['tool_confirmation_response']>;
 
 /** A frame's JSON is at most this long (a user message at its longest fits). */
 export const MAX_FRAME_CHARS = LIMITS.bodyBytes;
@@ -85,11 +95,11 @@ export function parseClientFrame(raw: string | ArrayBuffer): FrameParse {
   // Echoed only as the protocol bounds it: an error frame never carries a client's megabytes back.
   const id = requestId.safeParse(fields.request_id).data ?? null;
   const type = fields.type;
-  if (typeof type !== 'string' || !Object.hasOwn(CLIENT_FRAME_SCHEMAS, type)) {
-    const known = Object.keys(CLIENT_FRAME_SCHEMAS).join(', ');
+  if (typeof type !== 'string' || !(FRAME_TYPES as readonly string[]).includes(type)) {
+    const known = FRAME_TYPES.join(', ');
     return bad('unknown_type', `Unknown frame type ${toldType(type)}. Known: ${known}.`, id);
   }
-  const parsed = CLIENT_FRAME_SCHEMAS[type as ClientFrameType].safeParse(json);
+  const parsed = clientFrameSchemas()[type as ClientFrameType].safeParse(json);
   if (!parsed.success) {
     const issue = describeIssue(parsed.error.issues[0]);
     const where = issue.path ? ` (at ${issue.path})` : '';

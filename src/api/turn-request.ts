@@ -1,4 +1,10 @@
-/** The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400. */
+/**
+ * The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400.
+ * The schemas of its parts are made by their first use (`madeOnce`), as `content.ts`'s are: a plain
+ * request is checked by hand (`plain-turn-request.ts`), so a Worker whose first turn is plain makes
+ * none of them. The session id's and the modes' are made as the module loads: every request reads them.
+ */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { imageBlockSchema, toolResultContentSchema } from './content';
 import { FUNCTION_NAME } from './function-names';
@@ -8,12 +14,15 @@ import { permissionRuleSchema } from '../tools/permission-rules';
 
 // What a request may bring is bounded; what the history holds is not (a model's answer, a tool's
 // result can be longer), so the stored shapes of `content.ts` carry no limits.
-const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
-const textBlock = z.strictObject({ type: z.literal('text'), text });
+const inputText = madeOnce(() => {
+  const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
+  return { text, textBlock: z.strictObject({ type: z.literal('text'), text }) };
+});
 /** What a user message may hold: a text, or text and image blocks. */
-export const userInputContentSchema = z.union([text, z.array(z.union([textBlock, imageBlockSchema])).min(1)]);
-const userMessageSchema = z.strictObject({ role: z.literal('user'), content: userInputContentSchema });
-const systemMessageSchema = z.strictObject({ role: z.literal('system'), content: z.union([text, z.array(textBlock).min(1)]) });
+export const userInputContentSchema = madeOnce(() => {
+  const { text, textBlock } = inputText();
+  return z.union([text, z.array(z.union([textBlock, imageBlockSchema()])).min(1)]);
+});
 
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
   message: 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".',
@@ -24,47 +33,56 @@ export const toolNameSchema = z.string().regex(FUNCTION_NAME, {
   message: 'Tool names are 1 to 64 characters of letters, digits, "_" and "-".',
 });
 
-export const clientToolSchema = z.strictObject({
-  name: toolNameSchema,
-  description: z.string().max(LIMITS.toolDescriptionChars).optional(),
-  parameters: z
-    .record(z.string(), z.unknown())
-    .refine((schema) => schema.type === undefined || schema.type === 'object', {
-      message: 'Tool parameters must be a JSON Schema of type "object".',
-    })
-    .refine((schema) => JSON.stringify(schema).length <= LIMITS.toolSchemaBytes, {
-      message: `A tool's parameters schema is at most ${LIMITS.toolSchemaBytes} bytes of JSON.`,
-    })
-    .optional(),
-});
+export const clientToolSchema = madeOnce(() =>
+  z.strictObject({
+    name: toolNameSchema,
+    description: z.string().max(LIMITS.toolDescriptionChars).optional(),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .refine((schema) => schema.type === undefined || schema.type === 'object', {
+        message: 'Tool parameters must be a JSON Schema of type "object".',
+      })
+      .refine((schema) => JSON.stringify(schema).length <= LIMITS.toolSchemaBytes, {
+        message: `A tool's parameters schema is at most ${LIMITS.toolSchemaBytes} bytes of JSON.`,
+      })
+      .optional(),
+  }),
+);
 
-export const toolAnswerSchema = z.strictObject({
-  role: z.literal('tool'),
-  toolCallId: z.string().min(1),
-  content: toolResultContentSchema,
-  isError: z.boolean().optional(),
-});
-
-export const toolPermissionSchema = z
-  .strictObject({
-    role: z.literal('tool_permission'),
+export const toolAnswerSchema = madeOnce(() =>
+  z.strictObject({
+    role: z.literal('tool'),
     toolCallId: z.string().min(1),
-    granted: z.boolean(),
-    reason: z.string().max(2000).optional(),
-    /** The arguments as the user edited them before granting; the call runs with these. */
-    input: z.record(z.string(), z.unknown()).optional(),
-    /** A lasting permission rule the user adds with this answer (the Harness protocol's rules; `rules` for several). */
-    rule: permissionRuleSchema.optional(),
-    rules: z.array(permissionRuleSchema).max(20).optional(),
-  })
-  .refine((answer) => answer.granted || answer.input === undefined, { message: 'Only a granted call takes edited input.', path: ['input'] });
+    content: toolResultContentSchema(),
+    isError: z.boolean().optional(),
+  }),
+);
 
-export const inputMessageSchema = z.discriminatedUnion('role', [
-  userMessageSchema,
-  systemMessageSchema,
-  toolAnswerSchema,
-  toolPermissionSchema,
-]);
+export const toolPermissionSchema = madeOnce(() =>
+  z
+    .strictObject({
+      role: z.literal('tool_permission'),
+      toolCallId: z.string().min(1),
+      granted: z.boolean(),
+      reason: z.string().max(2000).optional(),
+      /** The arguments as the user edited them before granting; the call runs with these. */
+      input: z.record(z.string(), z.unknown()).optional(),
+      /** A lasting permission rule the user adds with this answer (the Harness protocol's rules; `rules` for several). */
+      rule: permissionRuleSchema.optional(),
+      rules: z.array(permissionRuleSchema).max(20).optional(),
+    })
+    .refine((answer) => answer.granted || answer.input === undefined, { message: 'Only a granted call takes edited input.', path: ['input'] }),
+);
+
+export const inputMessageSchema = madeOnce(() => {
+  const { text, textBlock } = inputText();
+  return z.discriminatedUnion('role', [
+    z.strictObject({ role: z.literal('user'), content: userInputContentSchema() }),
+    z.strictObject({ role: z.literal('system'), content: z.union([text, z.array(textBlock).min(1)]) }),
+    toolAnswerSchema(),
+    toolPermissionSchema(),
+  ]);
+});
 
 /** The longest model name a request may give. */
 export const MODEL_NAME_MAX = 256;
@@ -83,37 +101,39 @@ export const sseModeSchema = streamModeSchema.exclude(['none']);
  */
 export const ifBusySchema = z.enum(['reject', 'enqueue', 'interrupt', 'steer']);
 
-export const turnRequestSchema = z
-  .strictObject({
-    messages: z.array(inputMessageSchema).max(LIMITS.messagesPerRequest),
-    tools: z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional(),
-    stream: streamModeSchema.default('none'),
-    model: modelNameSchema.optional(),
-    ifBusy: ifBusySchema.default('reject'),
-    /**
-     * Continue from this message of the history rather than from the active leaf, on a new branch
-     * that becomes active (docs/branches.md); null: from the start (a new first message).
-     */
-    parentId: messageIdSchema.nullable().optional(),
-  })
-  .refine((request) => request.messages.length > 0 || request.parentId !== undefined, {
-    message: 'A turn brings at least one message (only a turn with a parentId may bring none: it answers again from there).',
-    path: ['messages'],
-  })
-  .refine((request) => request.ifBusy !== 'steer' || request.parentId === undefined, {
-    message: 'A steered message joins the running turn on its branch: it takes no parentId.',
-    path: ['parentId'],
-  })
-  .refine((request) => request.ifBusy !== 'steer' || request.messages.every((message) => message.role === 'user'), {
-    message: 'A steered request brings user messages only.',
-    path: ['messages'],
-  });
+export const turnRequestSchema = madeOnce(() =>
+  z
+    .strictObject({
+      messages: z.array(inputMessageSchema()).max(LIMITS.messagesPerRequest),
+      tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
+      stream: streamModeSchema.default('none'),
+      model: modelNameSchema.optional(),
+      ifBusy: ifBusySchema.default('reject'),
+      /**
+       * Continue from this message of the history rather than from the active leaf, on a new branch
+       * that becomes active (docs/branches.md); null: from the start (a new first message).
+       */
+      parentId: messageIdSchema.nullable().optional(),
+    })
+    .refine((request) => request.messages.length > 0 || request.parentId !== undefined, {
+      message: 'A turn brings at least one message (only a turn with a parentId may bring none: it answers again from there).',
+      path: ['messages'],
+    })
+    .refine((request) => request.ifBusy !== 'steer' || request.parentId === undefined, {
+      message: 'A steered message joins the running turn on its branch: it takes no parentId.',
+      path: ['parentId'],
+    })
+    .refine((request) => request.ifBusy !== 'steer' || request.messages.every((message) => message.role === 'user'), {
+      message: 'A steered request brings user messages only.',
+      path: ['messages'],
+    }),
+);
 
-export type ClientTool = z.infer<typeof clientToolSchema>;
-export type ToolAnswer = z.infer<typeof toolAnswerSchema>;
-export type ToolPermission = z.infer<typeof toolPermissionSchema>;
-export type InputMessage = z.infer<typeof inputMessageSchema>;
+export type ClientTool = z.infer<ReturnType<typeof clientToolSchema>>;
+export type ToolAnswer = z.infer<ReturnType<typeof toolAnswerSchema>>;
+export type ToolPermission = z.infer<ReturnType<typeof toolPermissionSchema>>;
+export type InputMessage = z.infer<ReturnType<typeof inputMessageSchema>>;
 export type StreamMode = z.infer<typeof streamModeSchema>;
 export type SseMode = z.infer<typeof sseModeSchema>;
-export type TurnRequest = z.infer<typeof turnRequestSchema>;
+export type TurnRequest = z.infer<ReturnType<typeof turnRequestSchema>>;
 export type IfBusy = z.infer<typeof ifBusySchema>;

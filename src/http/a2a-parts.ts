@@ -40,7 +40,7 @@ export function messagesOf(parts: Part[]): InputMessage[] {
   // Text alone is one text, as it always was; with images, each part a block of its own.
   const content = blocks.length === texts.length ? texts.join('\n') : blocks;
   if (content === '' || (Array.isArray(content) && content.length === 0)) return answers;
-  const checked = userInputContentSchema.safeParse(content);
+  const checked = userInputContentSchema().safeParse(content);
   if (!checked.success) throw invalid(`params.message.parts: ${checked.error.issues[0]?.message ?? 'not a user message'}`);
   return [{ role: 'user', content: checked.data }, ...answers];
 }

@@ -75,7 +75,7 @@ function turnPaths(): Json {
           { name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key follows the turn the first started.', schema: schemaOf(idempotencyKeySchema, 'input') },
           { name: 'Prefer', in: 'header', required: false, description: '`respond-async` (RFC 7240): `202 {turnId, status}` at once, in any stream mode; the turn runs without its client (docs/background.md).', schema: { type: 'string' } },
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema, 'input') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(turnRequestSchema(), 'input') } } },
         responses: {
           '200': {
             description:

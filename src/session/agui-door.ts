@@ -102,7 +102,7 @@ export function aguiTurn(input: RunAgentInput, pending: PendingToolCall[], seen:
   // The same checks as any turn's body: sizes, names, schemas. `delta` is the mode the turn is
   // followed in afterwards (GET .../events); this run's own stream is AG-UI's.
   const again = messages.length === 0 ? { parentId: unanswered } : {};
-  const parsed = turnRequestSchema.safeParse({ messages, ...again, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
+  const parsed = turnRequestSchema().safeParse({ messages, ...again, stream: 'delta', ...(tools.length > 0 ? { tools } : {}) });
   if (!parsed.success) throw invalidRequest('The run', parsed.error.issues);
   return { request: parsed.data, newIds };
 }

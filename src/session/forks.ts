@@ -23,7 +23,7 @@ export type BranchCopy = { sourceSessionId: string; upToId: string; title?: stri
 /** The copy's schemas, made by the first fork a session takes (`madeOnce`), not by every isolate as it loads. */
 const copiedLineSchema = madeOnce(() =>
   z.strictObject({
-    message: historyMessageSchema,
+    message: historyMessageSchema(),
     compaction: z.strictObject({ summary: z.string(), summarizedMessages: z.number().int().nonnegative() }).optional(),
   }),
 );

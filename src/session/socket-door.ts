@@ -176,7 +176,7 @@ export class SocketDoor {
       const messages = this.current(this.pending());
       if (messages.length === 0) throw new ApiError(400, 'nothing_to_complete', 'Nothing is waiting for a completion: send append_message first.');
       // The completion is a turn request like any other: the same schema and limits as `POST .../turns`.
-      const checked = turnRequestSchema.safeParse({ messages, tools: options.tools, stream: 'none' });
+      const checked = turnRequestSchema().safeParse({ messages, tools: options.tools, stream: 'none' });
       if (!checked.success) throw invalidRequest('The completion', checked.error.issues);
       return checked.data;
     };

@@ -21,7 +21,7 @@ const typesAgree: [
   Same<ClientTypes.MessagesPage, z.infer<typeof messagesPageSchema>>,
   Same<WithoutId<TurnEvent>, ServerTurnEvent>,
   // What a client sends is the schema's input (defaults not yet filled in).
-  Same<ClientTypes.TurnInput['messages'], z.input<typeof turnRequestSchema>['messages']>,
+  Same<ClientTypes.TurnInput['messages'], z.input<ReturnType<typeof turnRequestSchema>>['messages']>,
   Same<NonNullable<ClientTypes.TurnInput['tools']>, NonNullable<TurnRequest['tools']>>,
   Same<ClientTypes.AcceptedTurn, z.infer<typeof acceptedTurnSchema>>,
   Same<NonNullable<ClientTypes.TurnInput['ifBusy']>, TurnRequest['ifBusy']>,

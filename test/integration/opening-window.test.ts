@@ -23,7 +23,7 @@ import { rowCount } from '../helpers/rows';
 
 /** Ten chunks 150 ms apart: the turn still runs when each door is called (and is stopped after it). */
 const MODEL = 'openai:script/slow';
-const request = (content: string, more: Record<string, unknown> = {}) => turnRequestSchema.parse({ messages: [user(content)], stream: 'none', ...more });
+const request = (content: string, more: Record<string, unknown> = {}) => turnRequestSchema().parse({ messages: [user(content)], stream: 'none', ...more });
 const text = (body: ReadableStream<Uint8Array>) => new Response(body).text();
 const busy = { ok: false, status: 409, body: { error: { code: 'session_busy' } } };
 
@@ -184,7 +184,7 @@ async function inOpening(id: string, body: Record<string, unknown>, model: strin
     const session = (instance as unknown as { session: Session }).session;
     const { runner } = partsOf(instance);
     // Streamed, so that its answer comes at once.
-    const started = session.startTurn({ sessionId: id, request: turnRequestSchema.parse({ stream: 'delta', ...body }), model, ...first });
+    const started = session.startTurn({ sessionId: id, request: turnRequestSchema().parse({ stream: 'delta', ...body }), model, ...first });
     for (let tries = 0; tries < 1000 && runner.runningTurnId === undefined; tries++) await Promise.resolve();
     const turnId = runner.runningTurnId;
     expect(turnId).toBeDefined();

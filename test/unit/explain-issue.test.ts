@@ -8,7 +8,7 @@ import { turnRequestSchema } from '../../src/api/turn-request';
 import { invalidRequest } from '../../src/lib/errors';
 
 function refusal(content: unknown): string {
-  const parsed = turnRequestSchema.safeParse({ messages: [{ role: 'user', content }] });
+  const parsed = turnRequestSchema().safeParse({ messages: [{ role: 'user', content }] });
   if (parsed.success) throw new Error('the schema took it');
   return invalidRequest('The request body', parsed.error.issues).message;
 }
@@ -26,7 +26,7 @@ describe('a refused union, explained', () => {
   });
 
   it('names unknown keys by their first 64 characters, and at most eight of them', () => {
-    const parsed = turnRequestSchema.safeParse({ messages: [{ role: 'user', content: 'hi' }], ...Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`${n}`.repeat(100), 1])) });
+    const parsed = turnRequestSchema().safeParse({ messages: [{ role: 'user', content: 'hi' }], ...Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`${n}`.repeat(100), 1])) });
     if (parsed.success) throw new Error('the schema took it');
     const named = Array.from({ length: 8 }, (_, n) => `"${`${n}`.repeat(64)}"…`).join(', ');
     expect(invalidRequest('The request body', parsed.error.issues).message).toBe(`The request body is not valid: Unrecognized keys: ${named} and 2 more.`);

@@ -36,7 +36,7 @@ describe('plainTurnRequest', () => {
     fc.assert(
       fc.property(fc.oneof(request, odd), (json) => {
         const plain = plainTurnRequest(json);
-        const parsed = turnRequestSchema.safeParse(json);
+        const parsed = turnRequestSchema().safeParse(json);
         if (!parsed.success) expect(plain).toBeUndefined();
         else if (plain !== undefined) {
           expect(plain).toStrictEqual(parsed.data);
@@ -53,7 +53,7 @@ describe('plainTurnRequest', () => {
       { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] },
       { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }], ifBusy: 'steer', stream: 'pi' },
     ]) {
-      expect(plainTurnRequest(json)).toStrictEqual(turnRequestSchema.parse(json));
+      expect(plainTurnRequest(json)).toStrictEqual(turnRequestSchema().parse(json));
     }
   });
 

@@ -166,7 +166,7 @@ function readSend(env: Env, params: Record<string, unknown>): { sessionId: strin
   const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
   const model = pickModel(readConfig(env), typeof metadata.model === 'string' ? metadata.model : undefined);
   // Tools the calling agent runs itself (client tools) come in the metadata too: `{"tools": [{name, description?, parameters?}]}`.
-  const tools = z.array(clientToolSchema).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
+  const tools = z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
   if (!tools.success) throw new RpcError(INVALID_PARAMS, 'metadata.tools must be a list of tools: {"name", "description"?, "parameters"?}.');
   checkToolNames(tools.data ?? [], BUILT_IN_TOOL_NAMES);
   return { sessionId, request: { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) }, model };

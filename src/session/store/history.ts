@@ -289,5 +289,5 @@ const RECENT_TURNS = 8;
 type MessageRow = { seq: number; parent_seq: number | null; body: string; parts: number };
 
 function parseMessage(body: string): HistoryMessage {
-  return historyMessageSchema.parse(JSON.parse(body));
+  return historyMessageSchema().parse(JSON.parse(body));
 }

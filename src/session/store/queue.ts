@@ -60,6 +60,6 @@ export class QueueStore {
 }
 
 function readRequest(stored: string): TurnRequest | undefined {
-  const request = turnRequestSchema.safeParse(JSON.parse(stored));
+  const request = turnRequestSchema().safeParse(JSON.parse(stored));
   return request.success ? request.data : undefined;
 }

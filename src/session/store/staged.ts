@@ -4,16 +4,20 @@
  * by every socket of the session. Read back through the turns API's own schemas.
  */
 import { clientToolSchema, inputMessageSchema, type InputMessage } from '../../api/turn-request';
+import { madeOnce } from '../../lib/made-once';
 import * as z from '../../lib/zod';
 import type { SessionMeta } from './meta';
 
-const optionsSchema = z.object({
-  model: z.string().optional(),
-  reasoning: z.boolean(),
-  tools: z.array(clientToolSchema),
-});
+/** Made by the first read of a socket's options (`madeOnce`), as the request schemas it takes are. */
+const optionsSchema = madeOnce(() =>
+  z.object({
+    model: z.string().optional(),
+    reasoning: z.boolean(),
+    tools: z.array(clientToolSchema()),
+  }),
+);
 
-export type CompletionOptions = z.infer<typeof optionsSchema>;
+export type CompletionOptions = z.infer<ReturnType<typeof optionsSchema>>;
 
 export class SocketStore {
   constructor(
@@ -32,7 +36,7 @@ export class SocketStore {
     return this.storage.sql
       .exec<{ body: string }>(`SELECT body FROM socket_staged ORDER BY seq`)
       .toArray()
-      .map((row) => inputMessageSchema.parse(JSON.parse(row.body)));
+      .map((row) => inputMessageSchema().parse(JSON.parse(row.body)));
   }
 
   /** How many messages are staged, and their JSON's length. */
@@ -49,7 +53,7 @@ export class SocketStore {
   options(): CompletionOptions | undefined {
     if (!this.hasTables()) return undefined;
     const row = this.storage.sql.exec<{ body: string }>(`SELECT body FROM socket_options WHERE id = 1`).toArray()[0];
-    return row ? optionsSchema.parse(JSON.parse(row.body)) : undefined;
+    return row ? optionsSchema().parse(JSON.parse(row.body)) : undefined;
   }
 
   setOptions(options: CompletionOptions): void {

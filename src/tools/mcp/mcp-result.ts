@@ -26,7 +26,7 @@ function block(item: unknown): TextBlock | ImageBlock {
     case 'text':
       return { type: 'text', text: String(part.text ?? '') };
     case 'image': {
-      const image = imageBlockSchema.safeParse({ type: 'image', mimeType: part.mimeType, data: part.data });
+      const image = imageBlockSchema().safeParse({ type: 'image', mimeType: part.mimeType, data: part.data });
       return image.success ? image.data : { type: 'text', text: '[an image the server sent without data or type]' };
     }
     case 'audio':

@@ -48,8 +48,13 @@ function boundedKey(key: PropertyKey): PropertyKey {
   return typeof key === 'string' ? cut(key, MAX_KEY) : key;
 }
 
-/** An issue's own message, but keys it names by their first characters, and at most a few of them. */
+/**
+ * An issue's own message, but keys it names by their first characters, and at most a few of them; a
+ * text coerced to a number that is none (`?limit=abc`, a setting) is told as what it is, where zod
+ * says it received NaN, which the client never sent.
+ */
 function leafMessage(issue: SchemaIssue): string {
+  if (issue.code === 'invalid_type' && issue.expected === 'number' && issue.message.endsWith('received NaN')) return 'Invalid input: expected a number';
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
   if (!keys || keys.length === 0) return issue.message;
   const named = keys.slice(0, MAX_KEYS_NAMED).map((key) => quoted(key, MAX_KEY));

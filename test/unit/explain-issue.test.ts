@@ -4,6 +4,7 @@
  * said "Invalid input" at the content for each of these.
  */
 import { describe, expect, it } from 'vitest';
+import { pageLimit } from '../../src/api/paging';
 import { turnRequestSchema } from '../../src/api/turn-request';
 import { invalidRequest } from '../../src/lib/errors';
 
@@ -30,6 +31,12 @@ describe('a refused union, explained', () => {
     if (parsed.success) throw new Error('the schema took it');
     const named = Array.from({ length: 8 }, (_, n) => `"${`${n}`.repeat(64)}"…`).join(', ');
     expect(invalidRequest('The request body', parsed.error.issues).message).toBe(`The request body is not valid: Unrecognized keys: ${named} and 2 more.`);
+  });
+
+  it('tells a text coerced to a number that is none as such, not as the NaN zod made of it', () => {
+    const parsed = pageLimit(100, 50).safeParse('abc');
+    if (parsed.success) throw new Error('the schema took it');
+    expect(invalidRequest('The query', parsed.error.issues).message).toBe('The query is not valid: Invalid input: expected a number.');
   });
 
   it('leaves an issue that is no union as it was', () => {

@@ -49,11 +49,12 @@ function boundedKey(key: PropertyKey): PropertyKey {
 }
 
 /**
- * An issue's own message, but keys it names by their first characters, and at most a few of them; a
- * text coerced to a number that is none (`?limit=abc`, a setting) is told as what it is, where zod
- * says it received NaN, which the client never sent.
+ * An issue's own message, but keys it names by their first characters, and at most a few of them.
+ * What zod says it received and the client never sent is told as what it was: undefined is a field
+ * left out (JSON has no undefined), NaN a text coerced to a number that is none (`?limit=abc`).
  */
 function leafMessage(issue: SchemaIssue): string {
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return `Required: expected ${String(issue.expected)}`;
   if (issue.code === 'invalid_type' && issue.expected === 'number' && issue.message.endsWith('received NaN')) return 'Invalid input: expected a number';
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
   if (!keys || keys.length === 0) return issue.message;

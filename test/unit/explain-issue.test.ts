@@ -16,11 +16,11 @@ function refusal(content: unknown): string {
 
 describe('a refused union, explained', () => {
   it.each([
-    ['a text block without its text', [{ type: 'text' }], 'messages.0.content.0.text: Invalid input: expected string, received undefined.'],
+    ['a text block without its text (a field left out: required, not "received undefined")', [{ type: 'text' }], 'messages.0.content.0.text: Required: expected string.'],
     ['a block of a kind it does not take', [{ type: 'video', url: 'https://example.com/a.mp4' }], 'messages.0.content.0.type: Invalid input: expected one of "text", "image".'],
     ['a block with no kind', [{ text: 'hi' }], 'messages.0.content.0.type: Invalid input: expected one of "text", "image".'],
     ['content of another type', 5, 'messages.0.content: Invalid input: expected string or array.'],
-    ['an image with neither its data nor its URL: the nearer form', [{ type: 'image' }], 'messages.0.content.0.url: Invalid input: expected string, received undefined.'],
+    ['an image with neither its data nor its URL: the nearer form', [{ type: 'image' }], 'messages.0.content.0.url: Required: expected string.'],
     ['a text block with a field it does not take', [{ type: 'text', text: 'hi', lang: 'en' }], 'messages.0.content.0: Unrecognized key: "lang".'],
   ])('%s', (_label, content, message) => {
     expect(refusal(content)).toBe(`The request body is not valid: ${message}`);

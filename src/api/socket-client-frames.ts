@@ -15,6 +15,9 @@ import { LIMITS } from './limits';
 
 const requestId = z.string().min(1).max(256).optional();
 
+/** The frame types a client may send. */
+const FRAME_TYPES = ['append_message', 'request_completion', 'stop_completion', 'tool_confirmation_response'] as const;
+
 /**
  * The frames' schemas, made by the first frame a session reads (`madeOnce`): every session's isolate
  * loads the socket's door, and most never see a socket (bench/PROFILE.md, "Schemas a first turn does
@@ -63,9 +66,6 @@ const clientFrameSchemas = madeOnce(() => {
     }),
   } as const satisfies Record<ClientFrameType, z.ZodType>;
 });
-
-/** The frame types a client may send. */
-const FRAME_TYPES = ['append_message', 'request_completion', 'stop_completion', 'tool_confirmation_response'] as const;
 
 type ClientFrameSchemas = ReturnType<typeof clientFrameSchemas>;
 export type ClientFrameType = (typeof FRAME_TYPES)[number];

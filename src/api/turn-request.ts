@@ -6,7 +6,7 @@
  */
 import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
-import { imageBlockSchema, toolResultContentSchema } from './content';
+import { imageBlockSchema, toolMessageSchema } from './content';
 import { FUNCTION_NAME } from './function-names';
 import { LIMITS } from './limits';
 import { messageIdSchema } from './message-ids';
@@ -49,14 +49,8 @@ export const clientToolSchema = madeOnce(() =>
   }),
 );
 
-export const toolAnswerSchema = madeOnce(() =>
-  z.strictObject({
-    role: z.literal('tool'),
-    toolCallId: z.string().min(1),
-    content: toolResultContentSchema(),
-    isError: z.boolean().optional(),
-  }),
-);
+/** A client tool's result as a request brings it: the same shape as the history's tool message. */
+export const toolAnswerSchema = toolMessageSchema;
 
 export const toolPermissionSchema = madeOnce(() =>
   z

@@ -33,7 +33,7 @@ export type TurnSummary = z.infer<typeof turnSummarySchema>;
 
 export const turnsPageSchema = z.strictObject({
   turns: z.array(turnSummarySchema).meta({ description: 'Newest first, by when each was asked for.' }),
-  next: nextCursor,
+  next: nextCursor(),
 });
 export type TurnsPage = z.infer<typeof turnsPageSchema>;
 

@@ -1,13 +1,17 @@
 /** Query of `GET /sessions/{id}/messages`: a page size, the opaque cursor of the previous page, and the branch. */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { messageIdSchema } from './message-ids';
 import { numberCursor, pageLimit } from './paging';
 
-export const messagesQuerySchema = z.strictObject({
-  limit: pageLimit(500, 100),
-  cursor: numberCursor.optional(),
-  /** The branch that ends at this message (default: the active one). */
-  leaf: messageIdSchema.optional(),
-});
+/** Made by the first read of a session's messages (`madeOnce`): a new isolate's first request is most often a turn. */
+export const messagesQuerySchema = madeOnce(() =>
+  z.strictObject({
+    limit: pageLimit(500, 100),
+    cursor: numberCursor().optional(),
+    /** The branch that ends at this message (default: the active one). */
+    leaf: messageIdSchema.optional(),
+  }),
+);
 
-export type MessagesQuery = z.infer<typeof messagesQuerySchema>;
+export type MessagesQuery = z.infer<ReturnType<typeof messagesQuerySchema>>;

@@ -2,6 +2,7 @@
  * The shapes every paged list shares (messages, turns, a user's sessions): a page size, the opaque
  * cursor of the page before (that page's `next`), and the `next` of an answer.
  */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
 /** `limit`: 1 to `max`, `fallback` when not given. */
@@ -10,7 +11,7 @@ export const pageLimit = (max: number, fallback: number) => z.coerce.number().in
 /** A cursor of this form (a list's own), refused in one sentence for every list. */
 export const cursorOf = (form: RegExp) => z.string().regex(form, { message: 'The cursor is the "next" value of a previous page.' });
 
-/** The cursor of a list paged by a number (a message's or a turn's place). */
-export const numberCursor = cursorOf(/^[0-9]{1,15}$/).transform(Number);
+/** The cursor of a list paged by a number (a message's or a turn's place); made by its first use, as the lists' queries are. */
+export const numberCursor = madeOnce(() => cursorOf(/^[0-9]{1,15}$/).transform(Number));
 
-export const nextCursor = z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' });
+export const nextCursor = madeOnce(() => z.string().optional().meta({ description: 'The cursor of the next page; absent on the last.' }));

@@ -121,7 +121,7 @@ export const messagesPageSchema = z
     messages: z.array(
       z.union([storedMessageSchema, z.strictObject({ role: z.literal('compaction'), summary: z.string(), summarizedMessages: z.number().int() })]),
     ),
-    next: nextCursor,
+    next: nextCursor(),
   })
   ;
 

@@ -62,8 +62,8 @@ export const toolPermissionSchema = madeOnce(() =>
       /** The arguments as the user edited them before granting; the call runs with these. */
       input: z.record(z.string(), z.unknown()).optional(),
       /** A lasting permission rule the user adds with this answer (the Harness protocol's rules; `rules` for several). */
-      rule: permissionRuleSchema.optional(),
-      rules: z.array(permissionRuleSchema).max(20).optional(),
+      rule: permissionRuleSchema().optional(),
+      rules: z.array(permissionRuleSchema()).max(20).optional(),
     })
     .refine((answer) => answer.granted || answer.input === undefined, { message: 'Only a granted call takes edited input.', path: ['input'] }),
 );

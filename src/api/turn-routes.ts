@@ -1,4 +1,5 @@
 /** The small shapes of the routes of turns: one turn's, the listing's query, and the Idempotency-Key header. */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { numberCursor, pageLimit } from './paging';
 import { turnStatusSchema } from './turn-status';
@@ -8,18 +9,23 @@ export const turnIdSchema = z.string().regex(/^turn_[0-9a-f]{24}$/);
 
 export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/);
 
-export const followQuerySchema = z.strictObject({
-  after: z.coerce.number().int().min(0).max(1e9).default(0),
-  stream: sseModeSchema.optional(),
-});
+/** The queries are made by their first use (`madeOnce`): a Worker isolate loads this module for its first turn. */
+export const followQuerySchema = madeOnce(() =>
+  z.strictObject({
+    after: z.coerce.number().int().min(0).max(1e9).default(0),
+    stream: sseModeSchema.optional(),
+  }),
+);
 
 /** `GET /sessions/{id}/turns`: a page size, the opaque cursor of the page before, a state to keep, and a time. */
-export const turnsQuerySchema = z.strictObject({
-  limit: pageLimit(100, 50),
-  cursor: numberCursor.optional(),
-  status: turnStatusSchema.optional(),
-  since: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .meta({ description: 'Only the turns whose state changed at or after this time (they ended then, or started then and run or wait): what a poll has not seen.' }),
-});
+export const turnsQuerySchema = madeOnce(() =>
+  z.strictObject({
+    limit: pageLimit(100, 50),
+    cursor: numberCursor().optional(),
+    status: turnStatusSchema.optional(),
+    since: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Only the turns whose state changed at or after this time (they ended then, or started then and run or wait): what a poll has not seen.' }),
+  }),
+);

@@ -10,7 +10,7 @@ import { usageSchema } from './usage';
 
 export const sessionListSchema = z.strictObject({
   sessions: z.array(sessionEntrySchema()),
-  next: nextCursor,
+  next: nextCursor(),
 });
 
 const spendSchema = usageSchema().extend({

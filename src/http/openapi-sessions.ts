@@ -14,7 +14,7 @@ export function sessionPaths(): Json {
       get: {
         operationId: 'getMessages',
         summary: "A branch of the session's history (the active one, or the one that ends at `leaf`), a page at a time",
-        parameters: [sessionId, ...queryParameters(messagesQuerySchema)],
+        parameters: [sessionId, ...queryParameters(messagesQuerySchema())],
         responses: { '200': json(messagesPageSchema, 'A page of the branch, in order: each message with its id, parent and siblings.'), ...errors('400', '401', '404', '500') },
       },
     },

@@ -95,7 +95,7 @@ function turnPaths(): Json {
       get: {
         operationId: 'listTurns',
         summary: 'The session’s turns, newest first, a page at a time: each one’s state, model, times and how it stopped',
-        parameters: [sessionId, ...queryParameters(turnsQuerySchema)],
+        parameters: [sessionId, ...queryParameters(turnsQuerySchema())],
         responses: { '200': json(turnsPageSchema, 'A page of turns.'), ...errors('400', '401', '404', '500') },
       },
     },
@@ -106,7 +106,7 @@ function turnPaths(): Json {
         parameters: [
           sessionId,
           turnId,
-          ...queryParameters(followQuerySchema),
+          ...queryParameters(followQuerySchema()),
           { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received (wins over `after`).', schema: { type: 'string', pattern: '^\\d{1,9}$' } },
         ],
         responses: { '200': sse('The events, in the mode asked for (by default the turn\'s own).', turnEvents), ...errors('400', '401', '404', '410', '500') },

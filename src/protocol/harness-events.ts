@@ -68,7 +68,7 @@ export const toolResultBlockSchema = z.strictObject({
 export const confirmResultSchema = z.strictObject({
   confirmed: z.boolean(),
   toolCall: toolUseBlockSchema,
-  rules: z.array(permissionRuleSchema).nullable(),
+  rules: z.array(permissionRuleSchema()).nullable(),
 });
 
 export const generateReasonSchema = z.enum([

@@ -27,7 +27,7 @@ const copiedLineSchema = madeOnce(() =>
     compaction: z.strictObject({ summary: z.string(), summarizedMessages: z.number().int().nonnegative() }).optional(),
   }),
 );
-const copyHeaderSchema = madeOnce(() => z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.string().optional(), rules: z.array(permissionRuleSchema) }));
+const copyHeaderSchema = madeOnce(() => z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.string().optional(), rules: z.array(permissionRuleSchema()) }));
 
 /** The copy of the active branch up to `upToId` (default: its last message a turn could continue from). */
 export function exportBranch(stores: SessionStores, sessionId: string, upToId: string | undefined): BranchCopy {

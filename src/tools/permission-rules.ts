@@ -16,16 +16,20 @@
  * `MAX_SUBJECT_CHARS` is not matched at all: rules that match every call still do; of the others,
  * deny and ask rules count as matching and allow rules do not, so that length never buys a way past a rule.
  */
+import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
-export const permissionRuleSchema = z.strictObject({
-  tool_name: z.string().min(1).max(128),
-  rule_content: z.string().max(2000),
-  behavior: z.enum(['allow', 'deny', 'ask']),
-  source: z.string().max(128).default('userSettings'),
-});
+/** Made by its first use (`madeOnce`): a plain turn request brings no rule, and a Worker never reads one back. */
+export const permissionRuleSchema = madeOnce(() =>
+  z.strictObject({
+    tool_name: z.string().min(1).max(128),
+    rule_content: z.string().max(2000),
+    behavior: z.enum(['allow', 'deny', 'ask']),
+    source: z.string().max(128).default('userSettings'),
+  }),
+);
 
-export type PermissionRule = z.output<typeof permissionRuleSchema>;
+export type PermissionRule = z.output<ReturnType<typeof permissionRuleSchema>>;
 export type PermissionVerdict = PermissionRule['behavior'];
 
 /** The longest subject a rule's pattern is matched against (see the header). */

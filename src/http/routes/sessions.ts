@@ -14,7 +14,7 @@ export async function getSession(request: AuthedRequest, env: Env): Promise<Resp
 
 export async function getMessages(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const query = readQuery(messagesQuerySchema, request);
+  const query = readQuery(messagesQuerySchema(), request);
   const result = await sessionStub(env, request.owner, sessionId).getMessages(query);
   if (!result.ok) return failureResponse(result);
   return Response.json(result.next === undefined ? { messages: result.messages } : { messages: result.messages, next: result.next });

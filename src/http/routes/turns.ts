@@ -41,7 +41,7 @@ export async function postTurn(request: AdmittedRequest, env: Env): Promise<Resp
 /** `GET /sessions/:id/turns`: a page of the session's turns, newest first (docs/background.md). */
 export async function getTurns(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
-  const { limit, cursor, status, since } = readQuery(turnsQuerySchema, request);
+  const { limit, cursor, status, since } = readQuery(turnsQuerySchema(), request);
   const filter = { ...(cursor === undefined ? {} : { cursor }), ...(status ? { state: status } : {}), ...(since ? { changedSince: Date.parse(since) } : {}) };
   const result = await sessionStub(env, request.owner, sessionId).listTurns({ limit, ...filter });
   if (!result.ok) return failureResponse(result);
@@ -52,7 +52,7 @@ export async function getTurns(request: AuthedRequest, env: Env): Promise<Respon
 export async function getTurnEvents(request: AuthedRequest, env: Env): Promise<Response> {
   const sessionId = parseSessionId(request.params.id);
   const turnId = parseTurnId(request.params.turnId);
-  const query = readQuery(followQuerySchema, request);
+  const query = readQuery(followQuerySchema(), request);
   const lastEventId = request.headers.get('last-event-id');
   if (lastEventId !== null && !/^\d{1,9}$/.test(lastEventId)) {
     throw new ApiError(400, 'invalid_last_event_id', 'Last-Event-ID must be the id of an event of this turn (a number).');

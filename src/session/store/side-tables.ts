@@ -38,7 +38,7 @@ export class SideTables implements NotesStore {
     return this.sql
       .exec<{ tool_name: string; rule_content: string; behavior: string; source: string }>(`SELECT tool_name, rule_content, behavior, source FROM permission_rules ORDER BY id`)
       .toArray()
-      .map((row) => permissionRuleSchema.parse(row));
+      .map((row) => permissionRuleSchema().parse(row));
   }
 
   addRules(rules: PermissionRule[]): void {

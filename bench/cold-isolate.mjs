@@ -29,7 +29,9 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
  * start included: the floor's figure says how much that is); then, by `mode`, the first turn of a new
  * session and the turn of another new session after it (`demo`: ours with its demo model; `model`:
  * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
- * (`refused`: a turn without messages, a 400 before any object). `bundle.ours`: this service (its
+ * (`refused`: a turn without messages, a 400 before any object; `plain`: a plain turn request, checked
+ * and then refused for its model, a 400 before any object, as a Worker isolate's first turn would
+ * be checked). `bundle.ours`: this service (its
  * settings, its tools by default), where the least a turn does is asked for them (`?tools`).
  */
 export async function coldIsolate(bundle, run, mode, upstream) {
@@ -48,6 +50,7 @@ export async function coldIsolate(bundle, run, mode, upstream) {
     post(sessionId, mode === 'demo' ? { messages: [{ role: 'user', content: 'hello' }] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] }, 200);
   const result = { readyMs: ready - before };
   if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'openai:deltas-5', messages: [] }, 400)) - ready;
+  else if (mode === 'plain') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'nope:none', messages: [{ role: 'user', content: 'hello' }] }, 400)) - ready;
   else if (mode) {
     const first = await turn(`cold-${run}-a`);
     result.firstTurnMs = first - ready;

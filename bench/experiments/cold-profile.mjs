@@ -3,7 +3,8 @@
 // from before the request to its answer's end. The bundle is the one `wrangler deploy --dry-run`
 // makes (bench/cold-isolate.mjs); each sample's own time is put in the source file its frame maps
 // to (the upload's source map), summed over `RUNS` fresh runtimes (default 5). Prints the files and
-// the functions that took the most. The profiler slows what it samples: read shares, not durations.
+// the functions that took the most (`LATER=1`: a second new session's turn, after a first one). The
+// profiler slows what it samples: read shares, not durations.
 import { SourceMap } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,8 @@ import { startBenchUpstream, serviceVars } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const MODE = process.env.MODE ?? 'model';
+/** `LATER=1`: the turn of a second new session, after a first one the profile leaves out. */
+const LATER = process.env.LATER === '1';
 const root = resolve(import.meta.dirname, '..', '..');
 const bundle = { objects: { SESSIONS: 'SessionObject', USERS: 'UserObject' }, ...bundleOf({ config: join(root, 'wrangler.toml') }, root) };
 const mapFile = readdirSync(bundle.outdir).find((name) => name.endsWith('.js.map'));
@@ -48,13 +51,14 @@ for (let run = 0; run < RUNS; run += 1) {
   const port = 9300 + Math.floor(Math.random() * 600);
   const runtime = freshRuntime(bundle, serviceVars(upstream.url, 20_000), { inspectorPort: port });
   await runtime.ready;
+  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
+  const post = (sessionId) => runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (LATER) await (await post(`cold-${run}-first`)).text();
   const session = await inspector(`ws://127.0.0.1:${port}/core:user:`);
   await session.send('Profiler.enable');
   await session.send('Profiler.setSamplingInterval', { interval: 100 });
   await session.send('Profiler.start');
-  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
-  const response = await runtime.dispatchFetch(`http://localhost/sessions/cold-${run}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  await response.text();
+  await (await post(`cold-${run}`)).text();
   const { profile } = await session.send('Profiler.stop');
   session.close();
   await runtime.dispose();

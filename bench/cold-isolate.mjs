@@ -31,8 +31,8 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
  * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
  * (`refused`: a turn without messages, a 400 before any object; `plain`: a plain turn request, checked
  * and then refused for its model, a 400 before any object, as a Worker isolate's first turn would
- * be checked). `bundle.ours`: this service (its
- * settings, its tools by default), where the least a turn does is asked for them (`?tools`).
+ * be checked). `bundle.ours`: this service (its settings, its tools by default), where the least a
+ * turn does is asked for them (`?tools`).
  */
 export async function coldIsolate(bundle, run, mode, upstream) {
   const runtime = freshRuntime(bundle, mode === 'demo' ? {} : bundle.ours ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url });

@@ -160,9 +160,15 @@ async function callTool(request: RpcRequest, server: McpServerInfo, call: ToolCa
   const tool = server.tools.find((candidate) => candidate.name === params.data.name);
   if (!tool) throw new RpcError(RPC_ERRORS.invalidParams, `Tool ${quoted(params.data.name)} not found.`);
   const args = z.object(tool.input).safeParse(params.data.arguments ?? {});
-  // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error.
-  if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${z.prettifyError(args.error)}` }], isError: true };
+  // As MCP asks: bad arguments are a result the model can read and correct, not a protocol error;
+  // each issue told as every door tells it (`describeIssue`: `message: Required: expected string`).
+  if (!args.success) return { content: [{ type: 'text', text: `Input validation error: ${args.error.issues.map(toldIssue).join('; ')}.` }], isError: true };
   return tool.run(args.data, call);
+}
+
+function toldIssue(issue: z.core.$ZodIssue): string {
+  const told = describeIssue(issue);
+  return told.path ? `${told.path}: ${told.clause}` : told.clause;
 }
 
 function listTools(server: McpServerInfo): { tools: Record<string, unknown>[] } {

@@ -8,6 +8,7 @@
  */
 import { isRecord } from '../../lib/is-record';
 import { wellFormedJsonWithItems } from '../../lib/well-formed-json';
+import type { z } from '../../lib/zod';
 import type { Usage } from '../vocabulary';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { streamOverHttp, type Fail, type MessageReader } from '../upstream-stream';
@@ -15,7 +16,7 @@ import { withoutRefused } from '../refused-tools';
 import { sendAsTaught } from '../send-as-taught';
 import type { UpstreamTimeouts } from '../upstream-timer';
 import { convertMessages, convertSystem, convertTools, messageJson } from './convert-messages';
-import { streamEventSchema, type AnthropicUsage } from './event-schema';
+import { streamEventSchema, type AnthropicUsage, type StreamEvent } from './event-schema';
 import { mapStopReason } from './map-stop-reason';
 import { knowledgeOf, learnFromRefusal, type SentCall, type ServerKnowledge } from './server-knowledge';
 
@@ -105,9 +106,9 @@ function eventReader(fail: Fail): MessageReader {
   // A call's whole input as its block started with it, taken if no piece of it is streamed after.
   const startedWith = new Map<number, string>();
   return (message, parts) => {
-    let parsed: ReturnType<typeof streamEventSchema.safeParse>;
+    let parsed: z.ZodSafeParseResult<StreamEvent>;
     try {
-      parsed = streamEventSchema.safeParse(JSON.parse(message.data));
+      parsed = streamEventSchema().safeParse(JSON.parse(message.data));
     } catch {
       console.error('anthropic: event is not JSON', message.data.slice(0, 500));
       return fail('upstream_invalid', 'The model server sent an event that is not JSON.', false);

@@ -1,8 +1,9 @@
 /** The Messages API stream events, leniently: the fields we read; unknown block and delta types pass. */
+import { madeOnce } from '../../lib/made-once';
 import * as z from '../../lib/zod';
 
-/** Made by the first event it reads (`z.lazy`): a deployment that calls no Anthropic model never makes it. */
-export const streamEventSchema = z.lazy(() => {
+/** Made by the first event it reads (`madeOnce`): a deployment that calls no Anthropic model never makes it. */
+export const streamEventSchema = madeOnce(() => {
   const usageSchema = z.object({
     input_tokens: z.number().nullish(),
     output_tokens: z.number().nullish(),
@@ -46,5 +47,5 @@ export const streamEventSchema = z.lazy(() => {
   ]);
 });
 
-export type StreamEvent = z.infer<typeof streamEventSchema>;
+export type StreamEvent = z.infer<ReturnType<typeof streamEventSchema>>;
 export type AnthropicUsage = NonNullable<Extract<StreamEvent, { type: 'message_start' }>['message']['usage']>;

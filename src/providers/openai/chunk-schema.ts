@@ -2,14 +2,15 @@
  * The Chat Completions stream chunk, leniently: only the fields we read, each optional and nullable,
  * since OpenAI-compatible servers differ (vLLM, llama.cpp, DeepSeek, Groq, OpenRouter, xAI...).
  */
+import { madeOnce } from '../../lib/made-once';
 import * as z from '../../lib/zod';
 
 /**
- * Made by the first chunk it reads (`z.lazy`), as the other providers' schemas are: a new isolate makes
+ * Made by the first chunk it reads (`madeOnce`), as the other providers' schemas are: a new isolate makes
  * only the schemas of the providers its deployment calls (bench/PROFILE.md, "The configuration's
  * checks made for what is set").
  */
-export const chatChunkSchema = z.lazy(() => {
+export const chatChunkSchema = madeOnce(() => {
   const text = z.string().nullish();
 
   const toolCallDeltaSchema = z.object({
@@ -56,5 +57,5 @@ export const errorBodySchema = z.object({
   error: z.object({ message: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }).nullish(),
 });
 
-export type ChatChunk = z.infer<typeof chatChunkSchema>;
+export type ChatChunk = z.infer<ReturnType<typeof chatChunkSchema>>;
 export type ChatUsage = NonNullable<ChatChunk['usage']>;

@@ -95,7 +95,7 @@ function chunkReader(fail: Fail): MessageReader {
       console.error('openai: chunk is not JSON', data.slice(0, 500));
       return fail('upstream_invalid', 'The model server sent a chunk that is not JSON.', false);
     }
-    const chunk = textChunk(json) ?? chatChunkSchema.safeParse(json).data;
+    const chunk = textChunk(json) ?? chatChunkSchema().safeParse(json).data;
     if (!chunk) {
       console.error('openai: unexpected chunk', data.slice(0, 500));
       return fail('upstream_invalid', 'The model server sent a chunk of an unexpected shape.', false);

@@ -3,10 +3,11 @@
  * (`response`, `tool_calls` of `{name, arguments}` or of OpenAI-style pieces, `finish_reason`, `usage`)
  * or an OpenAI-style one (`choices[].delta`, thinking as `reasoning_content` or `reasoning`).
  */
+import { madeOnce } from '../../lib/made-once';
 import * as z from '../../lib/zod';
 
-/** Made by the first chunk it reads (`z.lazy`): a deployment that calls no Workers AI model never makes it. */
-export const aiChunkSchema = z.lazy(() => {
+/** Made by the first chunk it reads (`madeOnce`): a deployment that calls no Workers AI model never makes it. */
+export const aiChunkSchema = madeOnce(() => {
   const openaiToolCall = z.object({
     index: z.number().int().nonnegative().nullish(),
     id: z.string().nullish(),
@@ -32,5 +33,5 @@ export const aiChunkSchema = z.lazy(() => {
   });
 });
 
-export type AiChunk = z.infer<typeof aiChunkSchema>;
+export type AiChunk = z.infer<ReturnType<typeof aiChunkSchema>>;
 export type AiToolCall = NonNullable<AiChunk['tool_calls']>[number];

@@ -6,13 +6,14 @@
  */
 import { plainText, type HistoryMessage } from '../../api/content';
 import { wellFormed } from '../../lib/well-formed-json';
+import type { z } from '../../lib/zod';
 import { mapFinishReason } from '../openai/map-finish-reason';
 import { convertMessages, convertTools, type ChatMessage } from '../openai/convert-messages';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { partBatches, upstreamFailure, type Fail, type MessageReader, type OpenBody } from '../upstream-stream';
 import { UpstreamTimer, type UpstreamTimeouts } from '../upstream-timer';
 import { callSlots } from '../openai/call-slots';
-import { aiChunkSchema, type AiToolCall } from './chunk-schema';
+import { aiChunkSchema, type AiChunk, type AiToolCall } from './chunk-schema';
 
 /** The part of the `AI` binding this provider uses. */
 export interface AiBinding {
@@ -90,9 +91,9 @@ function chunkReader(fail: Fail): MessageReader {
   };
   return (message, parts) => {
     if (message.data.trim() === '[DONE]') return finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
-    let parsed: ReturnType<typeof aiChunkSchema.safeParse>;
+    let parsed: z.ZodSafeParseResult<AiChunk>;
     try {
-      parsed = aiChunkSchema.safeParse(JSON.parse(message.data));
+      parsed = aiChunkSchema().safeParse(JSON.parse(message.data));
     } catch {
       return fail('upstream_invalid', 'Workers AI sent a chunk that is not JSON.', false);
     }

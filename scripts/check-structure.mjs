@@ -6,6 +6,9 @@
  * - no import circle among the source files, type imports included;
  * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
  *   them (http, session, users, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`);
+ * - the Worker's request path (`http/handle-request.ts` and what it imports, not lazily and not for
+ *   types) imports no zod (`lib/zod.ts`): a Worker isolate's first turn then never evaluates it (the
+ *   routes that need it load it; bench/PROFILE.md, "A Worker's turn without zod");
  * - a session's transactions go through `SessionMeta.transaction` (`session/store/meta.ts`): what the
  *   stores keep of their writes (the kept messages, the message count, a branch's ancestors, the
  *   table names, the session's own rows) is dropped when one rolls back, which a `transactionSync`
@@ -25,6 +28,8 @@ const MAX_FUNCTION_LINES = 100;
 const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
 const UPPER = ['http', 'session', 'users', 'config.ts', 'env.ts', 'index.ts'];
 const SESSION_TRANSACTIONS = 'session/store/meta.ts';
+const WORKER_PATH = 'http/handle-request.ts';
+const ZOD = 'lib/zod.ts';
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -37,6 +42,8 @@ function sourceFiles(dir) {
 const files = sourceFiles(SRC);
 const breaches = [];
 const graph = new Map();
+/** The imports a module evaluates as it loads: not `import()`, not a type's. */
+const loaded = new Map();
 
 for (const file of files) {
   const name = relative(SRC, file);
@@ -50,9 +57,11 @@ for (const file of files) {
 
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const imports = [];
+  const loads = [];
   const visit = (node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       imports.push(node.moduleSpecifier.text);
+      if (!typeOnly(node)) loads.push(node.moduleSpecifier.text);
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0])) {
       imports.push(node.arguments[0].text);
@@ -81,7 +90,11 @@ for (const file of files) {
     if (CORE.includes(floor) && UPPER.includes(top)) breaches.push(`${name}: a core file imports an upper floor (${relative(SRC, target)})`);
   }
   graph.set(file, targets);
+  loaded.set(file, loads.filter((spec) => spec.startsWith('.')).map((spec) => resolveImport(dirname(file), spec)).filter(Boolean));
 }
+
+const zodPath = pathTo(join(SRC, WORKER_PATH), join(SRC, ZOD), loaded);
+if (zodPath) breaches.push(`the Worker's request path loads zod: ${zodPath.map((file) => relative(SRC, file)).join(' → ')}`);
 
 for (const cycle of cycles(graph)) breaches.push(`import circle: ${cycle.map((file) => relative(SRC, file)).join(' → ')}`);
 
@@ -99,6 +112,36 @@ function resolveImport(fromDir, spec) {
       if (statSync(candidate).isFile() && candidate.endsWith('.ts')) return candidate;
     } catch {
       // Not this one.
+    }
+  }
+  return undefined;
+}
+
+/** Whether a declaration imports or re-exports types only (`import type`, `export type`, or every name a type). */
+function typeOnly(node) {
+  if (ts.isExportDeclaration(node)) return node.isTypeOnly || (node.exportClause && ts.isNamedExports(node.exportClause) && node.exportClause.elements.length > 0 && node.exportClause.elements.every((element) => element.isTypeOnly));
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const names = clause.namedBindings;
+  return !clause.name && names !== undefined && ts.isNamedImports(names) && names.elements.length > 0 && names.elements.every((element) => element.isTypeOnly);
+}
+
+/** The first chain of imports from `from` to `to` in `edges`, or undefined. */
+function pathTo(from, to, edges) {
+  const before = new Map([[from, undefined]]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const node = queue.shift();
+    if (node === to) {
+      const path = [];
+      for (let at = node; at !== undefined; at = before.get(at)) path.unshift(at);
+      return path;
+    }
+    for (const next of edges.get(node) ?? []) {
+      if (before.has(next)) continue;
+      before.set(next, node);
+      queue.push(next);
     }
   }
   return undefined;

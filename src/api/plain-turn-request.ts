@@ -8,11 +8,12 @@
  */
 import { isRecord } from '../lib/is-record';
 import { LIMITS } from './limits';
-import { ifBusySchema, MODEL_NAME_MAX, streamModeSchema, type TurnRequest } from './turn-request';
+import { IF_BUSY_MODES, MODEL_NAME_MAX, STREAM_MODES } from './turn-fields';
+import type { TurnRequest } from './turn-request';
 
 const REQUEST_KEYS = new Set(['messages', 'stream', 'model', 'ifBusy']);
-const STREAM_MODES: ReadonlySet<unknown> = new Set(streamModeSchema.options);
-const IF_BUSY: ReadonlySet<unknown> = new Set(ifBusySchema.options);
+const STREAM: ReadonlySet<unknown> = new Set(STREAM_MODES);
+const IF_BUSY: ReadonlySet<unknown> = new Set(IF_BUSY_MODES);
 
 /** The request as the schema would parse it, if it is a plain one; undefined for any other. */
 export function plainTurnRequest(json: unknown): TurnRequest | undefined {
@@ -26,7 +27,7 @@ export function plainTurnRequest(json: unknown): TurnRequest | undefined {
     for (const key in message) if (key !== 'role' && key !== 'content') return undefined;
     parsed.push({ role: 'user', content: message.content });
   }
-  if (stream !== undefined && !STREAM_MODES.has(stream)) return undefined;
+  if (stream !== undefined && !STREAM.has(stream)) return undefined;
   if (model !== undefined && (typeof model !== 'string' || model.length === 0 || model.length > MODEL_NAME_MAX)) return undefined;
   if (ifBusy !== undefined && !IF_BUSY.has(ifBusy)) return undefined;
   // What the schema gives: its keys in its order, the defaults filled in.

@@ -2,7 +2,8 @@
  * The body of `POST /sessions/{id}/turns` (docs/turns-api.md). Strict: unknown fields are a 400.
  * The schemas of its parts are made by their first use (`madeOnce`), as `content.ts`'s are: a plain
  * request is checked by hand (`plain-turn-request.ts`), so a Worker whose first turn is plain makes
- * none of them. The session id's and the modes' are made as the module loads: every request reads them.
+ * none of them. The session id's and the modes' are made as the module loads, of the plain values of
+ * `turn-fields.ts`, which a plain request is checked against without this module.
  */
 import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
@@ -11,6 +12,7 @@ import { FUNCTION_NAME } from './function-names';
 import { LIMITS } from './limits';
 import { messageIdSchema } from './message-ids';
 import { permissionRuleSchema } from '../tools/permission-rules';
+import { IF_BUSY_MODES, MODEL_NAME_MAX, SESSION_ID, SESSION_ID_RULE, STREAM_MODES } from './turn-fields';
 
 // What a request may bring is bounded; what the history holds is not (a model's answer, a tool's
 // result can be longer), so the stored shapes of `content.ts` carry no limits.
@@ -24,9 +26,7 @@ export const userInputContentSchema = madeOnce(() => {
   return z.union([text, z.array(z.union([textBlock, imageBlockSchema()])).min(1)]);
 });
 
-export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
-  message: 'Session ids are 1 to 128 characters of letters, digits, ".", "_", ":" and "-".',
-});
+export const sessionIdSchema = z.string().regex(SESSION_ID, { message: SESSION_ID_RULE });
 
 /** Names the providers accept for functions (OpenAI and Anthropic both take this alphabet). */
 export const toolNameSchema = z.string().regex(FUNCTION_NAME, {
@@ -78,22 +78,16 @@ export const inputMessageSchema = madeOnce(() => {
   ]);
 });
 
-/** The longest model name a request may give. */
-export const MODEL_NAME_MAX = 256;
 /** A model a request names: checked against the deployment's `MODELS` (`pickModel`), whose refusal lists them. */
 export const modelNameSchema = z.string().min(1).max(MODEL_NAME_MAX);
 
-/** `pi`: the pi agent's events (docs/pi-and-agui.md) over SSE. */
-export const streamModeSchema = z.enum(['delta', 'message', 'pi', 'none']);
+/** How a turn's events come back (`turn-fields.ts` names each mode). */
+export const streamModeSchema = z.enum(STREAM_MODES);
 /** The modes that stream: a turn's events can be followed in any of them. */
 export const sseModeSchema = streamModeSchema.exclude(['none']);
 
-/**
- * What a turn does when another runs on the session (docs/turns-api.md "A second message while a turn
- * runs"): refuse (409), wait in the queue (202), cancel the running turn and run now, or hand its
- * user messages to the running turn.
- */
-export const ifBusySchema = z.enum(['reject', 'enqueue', 'interrupt', 'steer']);
+/** What a turn does when another runs on the session (`turn-fields.ts`). */
+export const ifBusySchema = z.enum(IF_BUSY_MODES);
 
 export const turnRequestSchema = madeOnce(() =>
   z

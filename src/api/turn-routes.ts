@@ -3,13 +3,14 @@ import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 import { numberCursor, pageLimit } from './paging';
 import { turnStatusSchema } from './turn-status';
+import { IDEMPOTENCY_KEY, TURN_ID } from './turn-fields';
 import { sseModeSchema } from './turn-request';
 
-export const turnIdSchema = z.string().regex(/^turn_[0-9a-f]{24}$/);
+export const turnIdSchema = z.string().regex(TURN_ID);
 
-export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/);
+export const idempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY);
 
-/** The queries are made by their first use (`madeOnce`): a Worker isolate loads this module for its first turn. */
+/** The queries are made by their first use (`madeOnce`): a route's first request makes its own, not the other's. */
 export const followQuerySchema = madeOnce(() =>
   z.strictObject({
     after: z.coerce.number().int().min(0).max(1e9).default(0),

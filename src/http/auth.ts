@@ -8,10 +8,10 @@
  */
 import { compactVerify } from 'jose';
 import type { IRequest } from 'itty-router';
-import { readConfig } from '../config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { Owner } from '../users/owner';
+import { loadConfig } from './load-config';
 import { checkClaims, invalid, type ClaimsRefusal } from './token-claims';
 import { JURISDICTIONS, type Jurisdiction } from '../users/prices';
 
@@ -58,7 +58,7 @@ export async function verifyToken(token: string | undefined, request: Request, e
   if (!secret) {
     // The host a request names is the client's to choose; the peer the runtime saw is not.
     const peer = request.headers.get('cf-connecting-ip');
-    if (isLoopback(new URL(request.url).hostname) && (peer === null || isLoopback(peer))) return placed({ userId: LOCAL_USER }, undefined, env);
+    if (isLoopback(new URL(request.url).hostname) && (peer === null || isLoopback(peer))) return await placed({ userId: LOCAL_USER }, undefined, env);
     throw unauthorized(
       'auth_not_configured',
       'This deployment has no AUTH_SECRET, so it only serves local requests to a loopback host. Set one with `wrangler secret put AUTH_SECRET`.',
@@ -81,13 +81,13 @@ export async function verifyToken(token: string | undefined, request: Request, e
   }
   const claims = checkClaims(payload, Math.floor(Date.now() / 1000));
   if ('code' in claims) throw refused(claims);
-  return placed({ userId: claims.sub, expiresAt: claims.exp * 1000 }, claims.jurisdiction, env);
+  return await placed({ userId: claims.sub, expiresAt: claims.exp * 1000 }, claims.jurisdiction, env);
 }
 
 /** The identity with the jurisdiction its objects live in: the token's claim, else the deployment's default. */
-function placed(identity: Identity, claim: unknown, env: Env): Identity {
+async function placed(identity: Identity, claim: unknown, env: Env): Promise<Identity> {
   if (claim === undefined) {
-    const fallback = readConfig(env).users.jurisdiction;
+    const fallback = (await loadConfig(env)).users.jurisdiction;
     return fallback ? { ...identity, jurisdiction: fallback } : identity;
   }
   if (typeof claim !== 'string' || !(JURISDICTIONS as readonly string[]).includes(claim)) {

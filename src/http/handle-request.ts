@@ -1,15 +1,15 @@
 /** The Worker's request handling: CORS, the router (auth, validation, the routes) and the request's log line. */
-import { readConfig } from '../config';
 import type { Env } from '../env';
 import { log } from '../lib/log';
 import { cut } from '../lib/quoted';
 import { corsFor, finishCors, type CorsOrigins } from './cors';
 import { router } from './router';
+import { loadConfig } from './load-config';
 import { isSessionStream } from './session-stream';
 
 export async function handleRequest(request: Request, env: Env, context: ExecutionContext): Promise<Response> {
   const started = Date.now();
-  const origins = corsOrigins(env);
+  const origins = await corsOrigins(env);
   const { preflight, corsify } = corsFor(origins);
   const response = preflight(request) ?? (request.method === 'HEAD' ? await head(request, env, context) : await router.fetch(request, env, context));
   const latencyMs = Date.now() - started;
@@ -65,9 +65,9 @@ function afterResponse(work: () => void): Promise<void> {
   );
 }
 
-function corsOrigins(env: Env): CorsOrigins {
+async function corsOrigins(env: Env): Promise<CorsOrigins> {
   try {
-    return readConfig(env).corsOrigins;
+    return (await loadConfig(env)).corsOrigins;
   } catch {
     return []; // The route answers the configuration error itself.
   }

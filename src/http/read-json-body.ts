@@ -15,11 +15,11 @@ export const MAX_BODY_BYTES = LIMITS.bodyBytes;
  * The checked value, and the body's text as it came (what an Idempotency-Key is bound to). `plain`
  * may recognise the common shape by hand, giving exactly what the schema would (it is held to that by
  * a test); whatever it does not recognise goes to the schema. The schema may come as the function that
- * makes it (`madeOnce`): a body `plain` recognises never makes it.
+ * makes it (`madeOnce`), or loads its module: a body `plain` recognises never makes it.
  */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
-  schema: Schema | (() => Schema),
+  schema: Schema | (() => Schema | Promise<Schema>),
   plain?: (json: unknown) => z.infer<Schema> | undefined,
 ): Promise<{ data: z.infer<Schema>; text: string }> {
   const type = request.headers.get('content-type') ?? '';
@@ -35,7 +35,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   }
   const recognised = plain?.(body.json);
   if (recognised !== undefined) return { data: recognised, text: body.text };
-  const parsed = (typeof schema === 'function' ? schema() : schema).safeParse(body.json);
+  const parsed = (typeof schema === 'function' ? await schema() : schema).safeParse(body.json);
   if (!parsed.success) throw invalidRequest('The request body', parsed.error.issues);
   return { data: parsed.data, text: body.text };
 }

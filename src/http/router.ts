@@ -6,7 +6,7 @@ import { withUser } from './auth';
 import { errorResponse } from './error-response';
 import { withAdmission } from './admission';
 import { getOpenApi } from './openapi-route';
-import { cancelTurn, getTurn, getTurnEvents, getTurns, postTurn } from './routes/turns';
+import { postTurn } from './routes/turns';
 
 type Args = [Env, ExecutionContext];
 type Handler<Request extends IRequest> = (request: Request, env: Env, context: ExecutionContext) => Response | Promise<Response>;
@@ -34,6 +34,7 @@ const sessions = () => import('./routes/sessions');
 const users = () => import('./routes/users');
 const background = () => import('./routes/background');
 const socket = () => import('./routes/socket');
+const oneTurn = () => import('./routes/one-turn');
 
 /** A 405 names the methods the route takes, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`). */
 const methodNotAllowed = (methods: string[]) => {
@@ -86,11 +87,11 @@ router
   .post('/harness/chat', postHarnessChat)
   .all('/harness/chat', methodNotAllowed(['POST']))
   .post('/sessions/:id/turns', postTurn)
-  .get('/sessions/:id/turns', getTurns)
+  .get('/sessions/:id/turns', lazy(oneTurn, 'getTurns'))
   .all('/sessions/:id/turns', methodNotAllowed(['GET', 'POST']))
-  .get('/sessions/:id/turns/:turnId/events', getTurnEvents)
+  .get('/sessions/:id/turns/:turnId/events', lazy(oneTurn, 'getTurnEvents'))
   .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
-  .get('/sessions/:id/turns/:turnId', getTurn)
+  .get('/sessions/:id/turns/:turnId', lazy(oneTurn, 'getTurn'))
   .all('/sessions/:id/turns/:turnId', methodNotAllowed(['GET']))
   .get('/sessions/:id/deliveries', lazy(background, 'getDeliveries'))
   .all('/sessions/:id/deliveries', methodNotAllowed(['GET']))
@@ -99,7 +100,7 @@ router
   .all('/sessions/:id/schedules', methodNotAllowed(['GET', 'POST']))
   .delete('/sessions/:id/schedules/:scheduleId', lazy(background, 'deleteSchedule'))
   .all('/sessions/:id/schedules/:scheduleId', methodNotAllowed(['DELETE']))
-  .post('/sessions/:id/turns/:turnId/cancel', cancelTurn)
+  .post('/sessions/:id/turns/:turnId/cancel', lazy(oneTurn, 'cancelTurn'))
   .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
   .all('/sessions/:id/ws', methodNotAllowed(['GET']))
   .get('/sessions/:id/messages', lazy(sessions, 'getMessages'))

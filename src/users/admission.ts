@@ -4,7 +4,7 @@
  * the daily quotas (docs/users.md). Both are answered by the user's object in one round trip, the one
  * the rate limit always took; with neither configured, no round trip at all.
  */
-import { readConfig } from '../config';
+import { loadConfig } from '../http/load-config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -16,7 +16,7 @@ import { hasQuota, quotaError, type DayTotals } from './quota';
 
 /** Takes one request of the owner's against the limits; throws `429 rate_limited` or `429 quota_exceeded`. */
 export async function admit(env: Env, owner: Owner, { callsModel }: { callsModel: boolean }): Promise<DayTotals | undefined> {
-  const config = readConfig(env);
+  const config = await loadConfig(env);
   const rateLimitPerMinute = config.rateLimitPerMinute;
   const quota = callsModel && hasQuota(config.users);
   if (rateLimitPerMinute === 0 && !quota) return undefined;
@@ -39,7 +39,7 @@ const DIRECT_FIRST_RETRY_MS = 250;
  * outbox, so it is sent at once and retried a few times while the request's `waitUntil` lasts.
  */
 export async function reportCall(env: Env, owner: Owner, model: string, usage: Usage): Promise<void> {
-  const costUsd = costOf(readConfig(env).users.prices, model, usage);
+  const costUsd = costOf((await loadConfig(env)).users.prices, model, usage);
   const report: Report = { kind: 'usage', id: newId('use'), at: Date.now(), model, usage, costUsd };
   for (let attempt = 1; ; attempt++) {
     try {

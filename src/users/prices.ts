@@ -4,20 +4,10 @@
  * tokens and tokens written to a prompt cache are parts of `inputTokens` (src/providers/vocabulary.ts),
  * so each is priced at its own rate and the rest of the input at `input`.
  */
-import * as z from '../lib/zod';
 import type { Usage } from '../providers/vocabulary';
+import type { Prices } from './prices-schema';
 
-/** `PRICES`' schema, made when a deployment sets it (src/config.ts). */
-export function pricesSchema() {
-  const perMillion = z.number().min(0).max(1_000_000);
-  return z.record(
-    z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' }),
-    z.strictObject({ input: perMillion, output: perMillion, cachedInput: perMillion.optional(), cacheWrite: perMillion.optional() }),
-    { error: 'write a JSON object: {"provider:model": {"input": USD per million tokens, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ...}}' },
-  );
-}
-
-export type Prices = z.infer<ReturnType<typeof pricesSchema>>;
+export type { Prices } from './prices-schema';
 
 /** The deployment's per-user settings: prices, daily limits (0: none), and where users' data lives. */
 export type UserSettings = {

@@ -6,7 +6,7 @@ import { arrayJsonOnce } from '../../lib/well-formed-json';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
-export const DEMO_MODEL_ID = 'demo:demo';
+export { DEMO_MODEL_ID } from './demo-id';
 
 export function createDemoProvider(): ModelProvider {
   // Nothing of the demo's answer waits for anything: it comes as one batch, as one network read would.

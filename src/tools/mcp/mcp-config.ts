@@ -4,24 +4,9 @@
  * values may name secrets as `${SECRET_NAME}` (set with `wrangler secret put`), and trust: a default
  * for the server and overrides per tool. The default is untrusted: a user allows each call first.
  */
-import * as z from '../../lib/zod';
+import type { McpServers, McpTrust } from './mcp-servers-schema';
 
-export type McpTrust = 'trusted' | 'untrusted';
-
-/** The variable's schema, made when a deployment sets it (src/config.ts). */
-export function mcpServersSchema() {
-  const trust = z.enum(['trusted', 'untrusted']);
-  const server = z.strictObject({
-    name: z.string().regex(/^[a-z0-9_-]{1,24}$/, { message: 'a server name is 1 to 24 characters of a-z, 0-9, "_" and "-"' }),
-    url: z.url({ protocol: /^https?$/ }),
-    headers: z.record(z.string(), z.string()).optional(),
-    trust: trust.default('untrusted'),
-    tools: z.record(z.string(), trust).optional(),
-  });
-  return z.array(server).max(16).refine((servers) => new Set(servers.map((entry) => entry.name)).size === servers.length, {
-    message: 'two servers have the same name',
-  });
-}
+export type { McpTrust } from './mcp-servers-schema';
 
 export type McpServerConfig = {
   name: string;
@@ -32,7 +17,7 @@ export type McpServerConfig = {
 };
 
 /** Fills `${NAME}` in header values from the deployment's secrets and vars; a missing one is an error. */
-export function resolveMcpServers(servers: z.infer<ReturnType<typeof mcpServersSchema>>, secrets: Record<string, unknown>): McpServerConfig[] | { missing: string } {
+export function resolveMcpServers(servers: McpServers, secrets: Record<string, unknown>): McpServerConfig[] | { missing: string } {
   const resolved: McpServerConfig[] = [];
   for (const server of servers) {
     const headers: Record<string, string> = {};

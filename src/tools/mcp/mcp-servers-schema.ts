@@ -1,0 +1,23 @@
+/**
+ * `MCP_SERVERS`' schema (docs/mcp.md), made when a deployment sets the variable (src/config.ts). Apart
+ * from `mcp-config.ts`, which reads the checked value without zod: a Worker's turn loads no zod.
+ */
+import * as z from '../../lib/zod';
+
+export type McpTrust = 'trusted' | 'untrusted';
+
+export function mcpServersSchema() {
+  const trust = z.enum(['trusted', 'untrusted']);
+  const server = z.strictObject({
+    name: z.string().regex(/^[a-z0-9_-]{1,24}$/, { message: 'a server name is 1 to 24 characters of a-z, 0-9, "_" and "-"' }),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).optional(),
+    trust: trust.default('untrusted'),
+    tools: z.record(z.string(), trust).optional(),
+  });
+  return z.array(server).max(16).refine((servers) => new Set(servers.map((entry) => entry.name)).size === servers.length, {
+    message: 'two servers have the same name',
+  });
+}
+
+export type McpServers = z.infer<ReturnType<typeof mcpServersSchema>>;

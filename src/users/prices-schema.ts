@@ -1,0 +1,16 @@
+/**
+ * `PRICES`' schema (docs/users.md), made when a deployment sets the variable (src/config.ts). Apart
+ * from `prices.ts`, which a Worker's turn reads without loading zod.
+ */
+import * as z from '../lib/zod';
+
+export function pricesSchema() {
+  const perMillion = z.number().min(0).max(1_000_000);
+  return z.record(
+    z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' }),
+    z.strictObject({ input: perMillion, output: perMillion, cachedInput: perMillion.optional(), cacheWrite: perMillion.optional() }),
+    { error: 'write a JSON object: {"provider:model": {"input": USD per million tokens, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ...}}' },
+  );
+}
+
+export type Prices = z.infer<ReturnType<typeof pricesSchema>>;

@@ -1,10 +1,11 @@
 /**
  * What the user routes answer (docs/users.md): the caller's sessions, their usage per day and model,
  * their own view, and the export's lines. Schemas, as for the turns API: the OpenAPI document is
- * generated from them and the tests parse real answers with them.
+ * generated from them and the tests parse real answers with them; the Worker and the objects import
+ * only their types (the routes' queries are in `users-query.ts`).
  */
 import * as z from '../lib/zod';
-import { cursorOf, nextCursor, pageLimit } from './paging';
+import { nextCursor } from './paging';
 import { sessionEntrySchema } from './session-entry';
 import { usageSchema } from './usage';
 
@@ -37,16 +38,3 @@ export const userViewSchema = z.strictObject({
   limits: limitsSchema,
   jurisdiction: z.string().optional().meta({ description: 'The Durable Object jurisdiction that holds this user’s objects.' }),
 });
-
-export const usersQuerySchema = {
-  list: z.strictObject({
-    limit: pageLimit(100, 20),
-    cursor: cursorOf(/^[0-9]{1,15}:.{1,128}$/).optional(),
-  }),
-  usage: z
-    .strictObject({
-      from: z.iso.date().optional(),
-      to: z.iso.date().optional(),
-    })
-    .refine((query) => !query.from || !query.to || query.from <= query.to, { message: '"from" must not be after "to"', path: ['from'] }),
-};

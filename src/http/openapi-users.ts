@@ -1,5 +1,6 @@
 /** The OpenAPI paths of the caller's own: their sessions, usage, view, export and erasure (docs/users.md). */
-import { sessionListSchema, usageReportSchema, usersQuerySchema, userViewSchema } from '../api/user-responses';
+import { sessionListSchema, usageReportSchema, userViewSchema } from '../api/user-responses';
+import { usersQuerySchema } from '../api/users-query';
 import { errors, json, queryParameters, type Json } from './openapi-parts';
 
 export function userPaths(): Json {

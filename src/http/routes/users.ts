@@ -4,7 +4,7 @@
  * lines, streamed) and `DELETE /users/me` (every session erased; the usage numbers stay). The list
  * and the numbers come from the user's object; the sessions' content from each session's object.
  */
-import { usersQuerySchema } from '../../api/user-responses';
+import { usersQuerySchema } from '../../api/users-query';
 import { readConfig } from '../../config';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';

@@ -1,0 +1,16 @@
+/** The queries of the user routes (docs/users.md): a page of the caller's sessions, and a range of days of their usage. */
+import * as z from '../lib/zod';
+import { cursorOf, pageLimit } from './paging';
+
+export const usersQuerySchema = {
+  list: z.strictObject({
+    limit: pageLimit(100, 20),
+    cursor: cursorOf(/^[0-9]{1,15}:.{1,128}$/).optional(),
+  }),
+  usage: z
+    .strictObject({
+      from: z.iso.date().optional(),
+      to: z.iso.date().optional(),
+    })
+    .refine((query) => !query.from || !query.to || query.from <= query.to, { message: '"from" must not be after "to"', path: ['from'] }),
+};

@@ -73,6 +73,7 @@ const coldKinds = [
   { name: 'ours, the stand-in model', system: 'ours', mode: 'model' },
   { name: 'the least a turn does, the stand-in model', system: 'the least a turn does', mode: 'model' },
   { name: 'ours, a request its Worker refuses', system: 'ours', mode: 'refused' },
+  { name: 'ours, a plain turn its Worker refuses for its model', system: 'ours', mode: 'plain' },
   { name: 'the least a turn does, a request its Worker refuses', system: 'the least a turn does', mode: 'refused' },
   { name: 'limit through a DO', system: 'limit through a DO', mode: undefined },
 ];

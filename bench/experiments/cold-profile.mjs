@@ -1,5 +1,6 @@
 // Where a new isolate's first request goes: V8's sampling profile of a fresh runtime's first turn
-// (or `MODE=refused`: a first request its Worker refuses alone), taken through workerd's inspector
+// (or `MODE=refused`: a first request its Worker refuses alone; `MODE=plain`: a plain turn request it
+// checks, then refuses for its model, as a Worker isolate's first turn is checked), taken through workerd's inspector
 // from before the request to its answer's end. The bundle is the one `wrangler deploy --dry-run`
 // makes (bench/cold-isolate.mjs); each sample's own time is put in the source file its frame maps
 // to (the upload's source map), summed over `RUNS` fresh runtimes (default 5). Prints the files and
@@ -51,7 +52,8 @@ for (let run = 0; run < RUNS; run += 1) {
   const port = 9300 + Math.floor(Math.random() * 600);
   const runtime = freshRuntime(bundle, serviceVars(upstream.url, 20_000), { inspectorPort: port });
   await runtime.ready;
-  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
+  const message = [{ role: 'user', content: 'hello' }];
+  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: MODE === 'plain' ? 'nope:none' : 'openai:deltas-5', messages: message };
   const post = (sessionId) => runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (LATER) await (await post(`cold-${run}-first`)).text();
   const session = await inspector(`ws://127.0.0.1:${port}/core:user:`);

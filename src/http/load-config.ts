@@ -2,7 +2,7 @@
  * The configuration as a Worker's request reads it: by hand where the plain readings suffice, the
  * variables' zod checks (`config.ts`) loaded only for a text they leave to them. A Worker isolate
  * whose first request is a plain turn then loads no zod at all: zod's evaluation and its first
- * schemas were a third of that request's CPU (bench/PROFILE.md, "A Worker's turn without zod").
+ * schemas were half of that request's CPU (bench/PROFILE.md, "A Worker's turn without zod").
  */
 import type { Config } from '../config-vars';
 import { configOf } from '../config-vars';

@@ -4,8 +4,7 @@
  * whose first request is a plain turn then loads no zod at all: zod's evaluation and its first
  * schemas were half of that request's CPU (bench/PROFILE.md, "A Worker's turn without zod").
  */
-import type { Config } from '../config-vars';
-import { configOf } from '../config-vars';
+import { configOf, type Config } from '../config-vars';
 import type { Env } from '../env';
 
 export async function loadConfig(env: Env): Promise<Config> {

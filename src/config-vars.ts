@@ -25,7 +25,7 @@ export const DEFAULT_SYSTEM_PROMPT =
 const orDefault = <R extends Reading>(reading: R, unset: ValueOf<R>) => ({ reading, unset });
 const optional = <R extends Reading>(reading: R) => ({ reading, unset: undefined });
 
-const MODEL_ID: Reading = { kind: 'pattern', pattern: /^[a-z0-9-]+:.+$/, trim: true };
+const MODEL_ID = { kind: 'pattern', pattern: /^[a-z0-9-]+:.+$/, trim: true } as const;
 const text = { kind: 'text' } as const;
 const url = { kind: 'url' } as const;
 const count = (min: number, max: number) => ({ kind: 'count', min, max }) as const;

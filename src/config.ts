@@ -2,7 +2,7 @@
  * The deployment's configuration, each variable checked with zod: the check of each reading
  * (`config-readings.ts`) of the variables `config-vars.ts` declares. A bad value is the operator's
  * mistake, reported as `500 configuration_error` with the variable named. The objects and the Worker's
- * other routes read it here; a Worker's turn reads it with `loadConfig` (`http/load-config.ts`), which
+ * other routes read it here; a Worker's turn reads it with `loadConfig` (`load-config.ts`), which
  * loads these checks only for a variable whose text the plain reading leaves to them.
  */
 import type { Env } from './env';

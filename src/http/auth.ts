@@ -10,8 +10,8 @@ import { compactVerify } from 'jose';
 import type { IRequest } from 'itty-router';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
+import { loadConfig } from '../load-config';
 import type { Owner } from '../users/owner';
-import { loadConfig } from './load-config';
 import { checkClaims, invalid, type ClaimsRefusal } from './token-claims';
 import { JURISDICTIONS, type Jurisdiction } from '../users/prices';
 

@@ -2,9 +2,9 @@
 import type { Env } from '../env';
 import { log } from '../lib/log';
 import { cut } from '../lib/quoted';
+import { loadConfig } from '../load-config';
 import { corsFor, finishCors, type CorsOrigins } from './cors';
 import { router } from './router';
-import { loadConfig } from './load-config';
 import { isSessionStream } from './session-stream';
 
 export async function handleRequest(request: Request, env: Env, context: ExecutionContext): Promise<Response> {

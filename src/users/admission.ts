@@ -4,7 +4,7 @@
  * the daily quotas (docs/users.md). Both are answered by the user's object in one round trip, the one
  * the rate limit always took; with neither configured, no round trip at all.
  */
-import { loadConfig } from '../http/load-config';
+import { loadConfig } from '../load-config';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';

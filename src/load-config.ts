@@ -4,9 +4,9 @@
  * whose first request is a plain turn then loads no zod at all: zod's evaluation and its first
  * schemas were half of that request's CPU (bench/PROFILE.md, "A Worker's turn without zod").
  */
-import { configOf, type Config } from '../config-vars';
-import type { Env } from '../env';
+import { configOf, type Config } from './config-vars';
+import type { Env } from './env';
 
 export async function loadConfig(env: Env): Promise<Config> {
-  return configOf(env) ?? (await import('../config')).readConfig(env);
+  return configOf(env) ?? (await import('./config')).readConfig(env);
 }

@@ -7,9 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkOf } from '../../src/config';
+import { checkOf, readConfig } from '../../src/config';
 import { plainValue, type Reading } from '../../src/config-readings';
-import { VARS } from '../../src/config-vars';
+import { configOf, VARS } from '../../src/config-vars';
+import type { Env } from '../../src/env';
+import { loadConfig } from '../../src/load-config';
 
 const variables = Object.entries(VARS).map(([name, { reading }]) => [name, reading as Reading] as const);
 
@@ -59,5 +61,22 @@ describe('the configuration variables read plainly', () => {
     expect(read('MAX_ITERATIONS', '1e2')).toBeUndefined();
     expect(read('MAX_ITERATIONS', '0')).toBeUndefined();
     expect(read('WEBHOOK_URL', 'ftp://example.com')).toBeUndefined();
+  });
+
+  it('gives a Worker the same configuration, loading the checks only for a text the plain readings leave to them', async () => {
+    const plainVars = { MODEL: 'openai:gpt-4o', MODELS: 'openai:gpt-4o-mini', OPENAI_BASE_URL: 'http://127.0.0.1:8787/v1', RATE_LIMIT_PER_MINUTE: '0', TITLES: 'off' };
+    // Each `env` object is its own configuration: one read by hand, one checked, compared.
+    const byHand = configOf({ ...plainVars } as unknown as Env);
+    expect(byHand).toBeDefined();
+    expect(JSON.stringify(byHand)).toBe(JSON.stringify(readConfig({ ...plainVars } as unknown as Env)));
+    // A number written otherwise, and a JSON value: the plain readings cannot say; the checks can.
+    for (const vars of [{ MAX_ITERATIONS: '1e1' }, { PRICES: '{"openai:gpt-4o": {"input": 2.5, "output": 10}}' }]) {
+      expect(configOf({ ...vars } as unknown as Env)).toBeUndefined();
+      const env = { ...vars } as unknown as Env;
+      expect(await loadConfig(env)).toBe(readConfig(env));
+    }
+    expect((await loadConfig({ MAX_ITERATIONS: '1e1' } as unknown as Env)).maxIterations).toBe(10);
+    // And what the checks refuse is refused as before, named.
+    await expect(loadConfig({ MAX_ITERATIONS: 'ten' } as unknown as Env)).rejects.toMatchObject({ status: 500, code: 'configuration_error', message: expect.stringContaining('MAX_ITERATIONS') });
   });
 });

@@ -5,7 +5,7 @@
  * - no function over 100 lines;
  * - no import circle among the source files, type imports included;
  * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
- *   them (http, session, users, config.ts, env.ts, index.ts) nor from the platform (`cloudflare:*`);
+ *   them (http, session, users, the configuration's files, env.ts, index.ts) nor from the platform (`cloudflare:*`);
  * - the Worker's request path (`http/handle-request.ts` and what it imports, not lazily and not for
  *   types) imports no zod (`lib/zod.ts`): a Worker isolate's first turn then never evaluates it (the
  *   routes that need it load it; bench/PROFILE.md, "A Worker's turn without zod");
@@ -26,7 +26,7 @@ const MAX_OBJECT_LINES = 250;
 const OBJECT_FILE = 'session/session.ts';
 const MAX_FUNCTION_LINES = 100;
 const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
-const UPPER = ['http', 'session', 'users', 'config.ts', 'env.ts', 'index.ts'];
+const UPPER = ['http', 'session', 'users', 'config.ts', 'config-vars.ts', 'config-readings.ts', 'load-config.ts', 'env.ts', 'index.ts'];
 const SESSION_TRANSACTIONS = 'session/store/meta.ts';
 const WORKER_PATH = 'http/handle-request.ts';
 const ZOD = 'lib/zod.ts';

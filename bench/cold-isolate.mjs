@@ -31,8 +31,9 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
  * the stand-in upstream as the model, a streamed turn), or a first request its Worker refuses alone
  * (`refused`: a turn without messages, a 400 before any object; `plain`: a plain turn request, checked
  * and then refused for its model, a 400 before any object, as a Worker isolate's first turn would
- * be checked). `bundle.ours`: this service (its settings, its tools by default), where the least a
- * turn does is asked for them (`?tools`).
+ * be checked; `socket`: a chat socket's upgrade, refused for its subprotocol once its route is
+ * loaded). `bundle.ours`: this service (its settings, its tools by default), where the least a turn
+ * does is asked for them (`?tools`).
  */
 export async function coldIsolate(bundle, run, mode, upstream) {
   const runtime = freshRuntime(bundle, mode === 'demo' ? {} : bundle.ours ? serviceVars(upstream.url, 20_000) : { UPSTREAM_URL: upstream.url });
@@ -51,6 +52,12 @@ export async function coldIsolate(bundle, run, mode, upstream) {
   const result = { readyMs: ready - before };
   if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'openai:deltas-5', messages: [] }, 400)) - ready;
   else if (mode === 'plain') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'nope:none', messages: [{ role: 'user', content: 'hello' }] }, 400)) - ready;
+  else if (mode === 'socket') {
+    const response = await runtime.dispatchFetch(`http://localhost/sessions/cold-${run}/ws`, { headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'nope' } });
+    if (response.status !== 400) throw new Error(`cold isolate, ${bundle.name}: socket ${response.status}`);
+    await response.text();
+    result.refusedMs = childRuntimeCpuMs() - ready;
+  }
   else if (mode) {
     const first = await turn(`cold-${run}-a`);
     result.firstTurnMs = first - ready;

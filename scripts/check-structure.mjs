@@ -7,8 +7,9 @@
  * - the core floors (agent, providers, tools, protocol, transport, api, lib) import nothing from the floors above
  *   them (http, session, users, the configuration's files, env.ts, index.ts) nor from the platform (`cloudflare:*`);
  * - the Worker's request path (`http/handle-request.ts` and what it imports, not lazily and not for
- *   types) imports no zod (`lib/zod.ts`): a Worker isolate's first turn then never evaluates it (the
- *   routes that need it load it; bench/PROFILE.md, "A Worker's turn without zod");
+ *   types) imports no zod (`lib/zod.ts`), nor does the chat socket's route: a Worker isolate's first
+ *   turn or socket then never evaluates it (the routes that need it load it; bench/PROFILE.md, "A
+ *   Worker's turn without zod");
  * - a session's transactions go through `SessionMeta.transaction` (`session/store/meta.ts`): what the
  *   stores keep of their writes (the kept messages, the message count, a branch's ancestors, the
  *   table names, the session's own rows) is dropped when one rolls back, which a `transactionSync`
@@ -28,7 +29,7 @@ const MAX_FUNCTION_LINES = 100;
 const CORE = ['agent', 'providers', 'tools', 'protocol', 'transport', 'api', 'lib'];
 const UPPER = ['http', 'session', 'users', 'config.ts', 'config-vars.ts', 'config-readings.ts', 'load-config.ts', 'env.ts', 'index.ts'];
 const SESSION_TRANSACTIONS = 'session/store/meta.ts';
-const WORKER_PATH = 'http/handle-request.ts';
+const WORKER_PATHS = ['http/handle-request.ts', 'http/routes/socket.ts'];
 const ZOD = 'lib/zod.ts';
 
 function sourceFiles(dir) {
@@ -93,8 +94,10 @@ for (const file of files) {
   loaded.set(file, loads.filter((spec) => spec.startsWith('.')).map((spec) => resolveImport(dirname(file), spec)).filter(Boolean));
 }
 
-const zodPath = pathTo(join(SRC, WORKER_PATH), join(SRC, ZOD), loaded);
-if (zodPath) breaches.push(`the Worker's request path loads zod: ${zodPath.map((file) => relative(SRC, file)).join(' → ')}`);
+for (const start of WORKER_PATHS) {
+  const zodPath = pathTo(join(SRC, start), join(SRC, ZOD), loaded);
+  if (zodPath) breaches.push(`the Worker's request path loads zod: ${zodPath.map((file) => relative(SRC, file)).join(' → ')}`);
+}
 
 for (const cycle of cycles(graph)) breaches.push(`import circle: ${cycle.map((file) => relative(SRC, file)).join(' → ')}`);
 

@@ -3,7 +3,8 @@
 // bench:compare`). Each run starts a fresh runtime for each build, in alternating order, and
 // reads its CPU from /proc (bench/cold-isolate.mjs): to get ready, then by each of `MODES`
 // (`refused`: a first request the Worker refuses alone; `plain`: a plain turn request it checks, then
-// refuses for its model, as a Worker isolate's first turn is checked; `model`: a first turn with the
+// refuses for its model, as a Worker isolate's first turn is checked; `socket`: a chat socket's upgrade
+// its Worker refuses for its subprotocol, once its route is loaded; `model`: a first turn with the
 // stand-in model and a later new session's turn; `demo`: the same with the demo model). Prints each
 // build's medians and the median of the paired differences (this checkout less `BEFORE`), which a
 // run's drift moves far less than either median. `RUNS` (default 30) runs of each mode.
@@ -21,7 +22,7 @@ const bundles = Object.entries(roots).map(([name, root]) => ({ name, ours: true,
 for (const bundle of bundles) console.log(`${bundle.name}: ${round(bundle.gzipBytes / 1024, 1)} KiB gzip`);
 
 const upstream = await startBenchUpstream();
-const keys = { refused: ['readyMs', 'refusedMs'], plain: ['readyMs', 'refusedMs'], model: ['readyMs', 'firstTurnMs', 'laterTurnMs'], demo: ['readyMs', 'firstTurnMs', 'laterTurnMs'] };
+const keys = { refused: ['readyMs', 'refusedMs'], plain: ['readyMs', 'refusedMs'], socket: ['readyMs', 'refusedMs'], model: ['readyMs', 'firstTurnMs', 'laterTurnMs'], demo: ['readyMs', 'firstTurnMs', 'laterTurnMs'] };
 for (const mode of MODES) {
   const results = new Map(bundles.map((bundle) => [bundle.name, []]));
   for (let run = 0; run < RUNS; run += 1) {

@@ -21,11 +21,6 @@ import type { SessionStores } from './store/stores';
 import type { Door } from './door';
 import type { Admitted } from './turns-door';
 
-/** The header names by which the Worker hands an authenticated upgrade to the session object. */
-export const SOCKET_SESSION_HEADER = 'x-session-id';
-export const SOCKET_USER_HEADER = 'x-user-id';
-export const SOCKET_EXPIRES_HEADER = 'x-token-expires';
-
 /**
  * What a socket carries from its upgrade (kept through hibernation by `serializeAttachment`):
  * `expiresAt`, when the token it was opened with expires (ms; none without AUTH_SECRET).

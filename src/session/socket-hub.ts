@@ -8,7 +8,8 @@ import { createSocketEncoder } from '../protocol/socket-encoder';
 import { errorFrame, type ServerFrame, type ToolVisibility } from '../protocol/socket-frames';
 import { socketListener, type Listener } from './followers';
 import { socketFrameFor, type SessionEvent } from '../protocol/session-events';
-import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER, type SocketAttachment } from './socket-door';
+import type { SocketAttachment } from './socket-door';
+import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from './socket-upgrade';
 
 /** Sockets one session accepts at once (tabs, devices); more are refused. */
 const MAX_SOCKETS = 32;

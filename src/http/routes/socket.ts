@@ -11,10 +11,10 @@
 import type { IRequest } from 'itty-router';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
+import { loadConfig } from '../../load-config';
 import { errorFrame } from '../../protocol/socket-frames';
-import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-door';
+import { SOCKET_EXPIRES_HEADER, SOCKET_SESSION_HEADER, SOCKET_USER_HEADER } from '../../session/socket-upgrade';
 import { bearerToken, isLoopback, verifyToken } from '../auth';
-import { readConfig } from '../../config';
 import { admit } from '../../users/admission';
 import { sessionObject } from '../../users/owner';
 import { parseSessionId } from '../session-stub';
@@ -38,7 +38,7 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
     const token = bearerToken(request) ?? protocols.find((entry) => entry.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
     const { expiresAt, ...owner } = await verifyToken(token, request, env);
     const { userId } = owner;
-    checkOrigin(request, env);
+    await checkOrigin(request, env);
     await admit(env, owner, { callsModel: false });
     const upgraded = await sessionObject(env, owner, sessionId).fetch(request.url, {
       headers: {
@@ -62,10 +62,10 @@ export async function openSocket(request: IRequest, env: Env): Promise<Response>
  * developer visits drive their local agent, another local server's included: then only pages served
  * from a loopback host on this server's own port may connect, or origins listed in CORS_ORIGINS.
  */
-function checkOrigin(request: Request, env: Env): void {
+async function checkOrigin(request: Request, env: Env): Promise<void> {
   const origin = request.headers.get('origin');
   if (env.AUTH_SECRET || origin === null) return;
-  const listed = readConfig(env).corsOrigins;
+  const listed = (await loadConfig(env)).corsOrigins;
   if (listed !== '*' && listed.includes(origin)) return;
   let page: URL | undefined;
   try {

@@ -74,6 +74,7 @@ const coldKinds = [
   { name: 'the least a turn does, the stand-in model', system: 'the least a turn does', mode: 'model' },
   { name: 'ours, a request its Worker refuses', system: 'ours', mode: 'refused' },
   { name: 'ours, a plain turn its Worker refuses for its model', system: 'ours', mode: 'plain' },
+  { name: 'ours, a chat socket its Worker refuses for its subprotocol', system: 'ours', mode: 'socket' },
   { name: 'the least a turn does, a request its Worker refuses', system: 'the least a turn does', mode: 'refused' },
   { name: 'limit through a DO', system: 'limit through a DO', mode: undefined },
 ];

@@ -6,7 +6,7 @@
  */
 import type { ToolVisibility } from './protocol/socket-frames';
 import type { McpServers } from './tools/mcp/mcp-servers-schema';
-import type { Prices } from './users/prices';
+import type { Prices } from './users/prices-schema';
 
 /**
  * How a variable's text is read. `pattern`: the text (trimmed first with `trim`) matches; `count`: a

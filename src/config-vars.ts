@@ -112,8 +112,9 @@ function readVars(env: Env, check: Check | undefined): Vars | undefined {
       continue;
     }
     const plain = plainValue(reading, value);
-    if (plain === undefined && !check) return undefined;
-    vars[name] = plain ?? check?.(name, reading, value);
+    if (plain !== undefined) vars[name] = plain;
+    else if (check) vars[name] = check(name, reading, value);
+    else return undefined;
   }
   return vars as Vars;
 }

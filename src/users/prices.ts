@@ -7,8 +7,6 @@
 import type { Usage } from '../providers/vocabulary';
 import type { Prices } from './prices-schema';
 
-export type { Prices } from './prices-schema';
-
 /** The deployment's per-user settings: prices, daily limits (0: none), and where users' data lives. */
 export type UserSettings = {
   prices: Prices;

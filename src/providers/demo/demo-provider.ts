@@ -6,8 +6,6 @@ import { arrayJsonOnce } from '../../lib/well-formed-json';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../types';
 import { lastUserText, planForUserText, summarizeConversation, summarizeToolResults, titleFor, type DemoPlan } from './demo-rules';
 
-export { DEMO_MODEL_ID } from './demo-id';
-
 export function createDemoProvider(): ModelProvider {
   // Nothing of the demo's answer waits for anything: it comes as one batch, as one network read would.
   return {

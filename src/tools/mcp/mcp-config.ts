@@ -6,8 +6,6 @@
  */
 import type { McpServers, McpTrust } from './mcp-servers-schema';
 
-export type { McpTrust } from './mcp-servers-schema';
-
 export type McpServerConfig = {
   name: string;
   url: string;

@@ -49,7 +49,17 @@ const methodNotAllowed = (methods: string[]) => {
 
 export const router = Router<IRequest, Args>({ catch: errorResponse });
 
+// Matched in order, each route's pattern against the path: the turns API first, since most requests
+// are turns and a new isolate compiles each pattern a request is matched against (twice: V8 compiles
+// a pattern again, to machine code, at its second use). The session's routes keep their own order:
+// its socket, which authenticates on its own, before the user's check, then the admission.
 router
+  // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
+  .get('/sessions/:id/ws', lazy(socket, 'openSocket'))
+  // `/sessions/*` takes `/sessions` too: the list is authenticated here, once.
+  .all('/sessions/*', withUser)
+  .post('/sessions/*', withAdmission)
+  .post('/sessions/:id/turns', postTurn)
   .get('/healthz', () => Response.json({ ok: true }))
   .get('/openapi.json', getOpenApi)
   // The playground is a static asset; the root leads to it.
@@ -64,11 +74,6 @@ router
   .all('/mcp', handleMcp)
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.
   .all('/api/stream', postPiStream)
-  // The socket authenticates on its own: a refused upgrade closes with a code a browser can read.
-  .get('/sessions/:id/ws', lazy(socket, 'openSocket'))
-  .all('/sessions/*', withUser)
-  .post('/sessions/*', withAdmission)
-  .all('/sessions', withUser)
   .all('/usage', withUser)
   .all('/users/*', withUser)
   .get('/sessions', lazy(users, 'listSessions'))
@@ -86,7 +91,6 @@ router
   .all('/ag-ui', methodNotAllowed(['POST']))
   .post('/harness/chat', postHarnessChat)
   .all('/harness/chat', methodNotAllowed(['POST']))
-  .post('/sessions/:id/turns', postTurn)
   .get('/sessions/:id/turns', lazy(oneTurn, 'getTurns'))
   .all('/sessions/:id/turns', methodNotAllowed(['GET', 'POST']))
   .get('/sessions/:id/turns/:turnId/events', lazy(oneTurn, 'getTurnEvents'))

@@ -36,16 +36,26 @@ const background = () => import('./routes/background');
 const socket = () => import('./routes/socket');
 const oneTurn = () => import('./routes/one-turn');
 
-/** A 405 names the methods the route takes, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`). */
-const methodNotAllowed = (methods: string[]) => {
+/** Handlers that run before a route's own and answer nothing: they name no method a path takes. */
+const MIDDLEWARE: ReadonlySet<unknown> = new Set([withUser, withAdmission]);
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * A request no route answered: a 405 when the path is a route's, naming the methods the table has for
+ * it, in its `Allow` header too (RFC 9110), HEAD wherever GET is (`handle-request.ts`); else a 404.
+ * Read from the table, so a route's methods are written once.
+ */
+function noRoute(request: IRequest): never {
+  const path = new URL(request.url).pathname;
+  const taken = new Set(router.routes.filter(([method, pattern, handlers]) => method !== 'ALL' && !handlers.every((handler) => MIDDLEWARE.has(handler)) && pattern.test(path)).map(([method]) => method));
+  const methods = METHODS.filter((method) => taken.has(method));
+  if (methods.length === 0) throw new ApiError(404, 'not_found', `No route for ${request.method} ${path}.`);
   const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-  return (request: IRequest) => {
-    throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
-      details: { allowed },
-      headers: { allow: allowed.join(', ') },
-    });
-  };
-};
+  throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+    details: { allowed },
+    headers: { allow: allowed.join(', ') },
+  });
+}
 
 export const router = Router<IRequest, Args>({ catch: errorResponse });
 
@@ -69,7 +79,6 @@ router
   // Where A2A's versions before 0.3 looked for it (their clients read the v0.3 card).
   .get('/.well-known/agent.json', agentCard)
   .post('/a2a', postA2a)
-  .all('/a2a', methodNotAllowed(['POST']))
   // The MCP door authenticates on its own, and its transport answers each method (docs/mcp.md).
   .all('/mcp', handleMcp)
   // pi's model proxy answers every error in its own shape, so it authenticates on its own.
@@ -77,47 +86,26 @@ router
   .all('/usage', withUser)
   .all('/users/*', withUser)
   .get('/sessions', lazy(users, 'listSessions'))
-  .all('/sessions', methodNotAllowed(['GET']))
   .get('/usage', lazy(users, 'getUsage'))
-  .all('/usage', methodNotAllowed(['GET']))
   .get('/users/me', lazy(users, 'getMe'))
   .delete('/users/me', lazy(users, 'deleteMe'))
-  .all('/users/me', methodNotAllowed(['GET', 'DELETE']))
   .get('/users/me/export', lazy(users, 'exportMe'))
-  .all('/users/me/export', methodNotAllowed(['GET']))
   .all('/ag-ui', withUser)
   .post('/ag-ui', withAdmission)
   .post('/ag-ui', postAgui)
-  .all('/ag-ui', methodNotAllowed(['POST']))
   .post('/harness/chat', postHarnessChat)
-  .all('/harness/chat', methodNotAllowed(['POST']))
   .get('/sessions/:id/turns', lazy(oneTurn, 'getTurns'))
-  .all('/sessions/:id/turns', methodNotAllowed(['GET', 'POST']))
   .get('/sessions/:id/turns/:turnId/events', lazy(oneTurn, 'getTurnEvents'))
-  .all('/sessions/:id/turns/:turnId/events', methodNotAllowed(['GET']))
   .get('/sessions/:id/turns/:turnId', lazy(oneTurn, 'getTurn'))
-  .all('/sessions/:id/turns/:turnId', methodNotAllowed(['GET']))
   .get('/sessions/:id/deliveries', lazy(background, 'getDeliveries'))
-  .all('/sessions/:id/deliveries', methodNotAllowed(['GET']))
   .post('/sessions/:id/schedules', lazy(background, 'postSchedule'))
   .get('/sessions/:id/schedules', lazy(background, 'getSchedules'))
-  .all('/sessions/:id/schedules', methodNotAllowed(['GET', 'POST']))
   .delete('/sessions/:id/schedules/:scheduleId', lazy(background, 'deleteSchedule'))
-  .all('/sessions/:id/schedules/:scheduleId', methodNotAllowed(['DELETE']))
   .post('/sessions/:id/turns/:turnId/cancel', lazy(oneTurn, 'cancelTurn'))
-  .all('/sessions/:id/turns/:turnId/cancel', methodNotAllowed(['POST']))
-  .all('/sessions/:id/ws', methodNotAllowed(['GET']))
   .get('/sessions/:id/messages', lazy(sessions, 'getMessages'))
-  .all('/sessions/:id/messages', methodNotAllowed(['GET']))
   .get('/sessions/:id/branches', lazy(branches, 'getBranches'))
-  .all('/sessions/:id/branches', methodNotAllowed(['GET']))
   .post('/sessions/:id/branches/:leafId/activate', lazy(branches, 'activateBranch'))
-  .all('/sessions/:id/branches/:leafId/activate', methodNotAllowed(['POST']))
   .post('/sessions/:id/fork', lazy(branches, 'postFork'))
-  .all('/sessions/:id/fork', methodNotAllowed(['POST']))
   .get('/sessions/:id', lazy(sessions, 'getSession'))
   .delete('/sessions/:id', lazy(sessions, 'deleteSession'))
-  .all('/sessions/:id', methodNotAllowed(['GET', 'DELETE']))
-  .all('*', (request: IRequest) => {
-    throw new ApiError(404, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}.`);
-  });
+  .all('*', noRoute);

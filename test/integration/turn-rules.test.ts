@@ -242,18 +242,26 @@ describe('routes and methods', () => {
   });
 
   it.each([
-    ['PUT', '/sessions/a/turns'],
-    ['DELETE', '/sessions/a/turns'],
-    ['POST', '/sessions/a/messages'],
-    ['POST', '/sessions/a'],
-    ['PATCH', '/sessions/a'],
-  ])('405 method_not_allowed for %s %s', async (method, path) => {
+    ['PUT', '/sessions/a/turns', 'GET, POST, HEAD'],
+    ['DELETE', '/sessions/a/turns', 'GET, POST, HEAD'],
+    ['POST', '/sessions/a/messages', 'GET, HEAD'],
+    ['POST', '/sessions/a', 'GET, DELETE, HEAD'],
+    ['PATCH', '/sessions/a', 'GET, DELETE, HEAD'],
+    ['POST', '/sessions/a/ws', 'GET, HEAD'],
+    ['GET', '/sessions/a/turns/b/cancel', 'POST'],
+    ['PUT', '/sessions/a/schedules', 'GET, POST, HEAD'],
+    ['DELETE', '/sessions', 'GET, HEAD'],
+    ['POST', '/users/me', 'GET, DELETE, HEAD'],
+    ['GET', '/a2a', 'POST'],
+    ['GET', '/ag-ui', 'POST'],
+    ['POST', '/healthz', 'GET, HEAD'],
+  ])('405 method_not_allowed for %s %s, naming %s', async (method, path, allowed) => {
     const response = await fetchWorker(path, { method });
     const allow = response.headers.get('allow');
     const error = await expectError(response, 405, 'method_not_allowed');
     // RFC 9110: a 405 lists what the route takes, in its Allow header; HEAD wherever GET is.
     expect(allow).toBe(error.details.allowed.join(', '));
-    expect(allow).toBe(path.endsWith('/turns') ? 'GET, POST, HEAD' : path.endsWith('/messages') ? 'GET, HEAD' : 'GET, DELETE, HEAD');
+    expect(allow).toBe(allowed);
   });
 
   it('answers HEAD as GET without the body: status and headers alike, a session stream cancelled', async () => {

@@ -72,9 +72,11 @@ describe('the configuration variables read plainly', () => {
     // A number written otherwise, and a JSON value: the plain readings cannot say; the checks can.
     for (const vars of [{ MAX_ITERATIONS: '1e1' }, { PRICES: '{"openai:gpt-4o": {"input": 2.5, "output": 10}}' }]) {
       expect(configOf({ ...vars } as unknown as Env)).toBeUndefined();
-      const env = { ...vars } as unknown as Env;
-      expect(await loadConfig(env)).toBe(readConfig(env));
+      // Each read from an env of its own: the configuration is kept per env, so neither reads the other's.
+      const loaded = await loadConfig({ ...vars } as unknown as Env);
+      expect(JSON.stringify(loaded)).toBe(JSON.stringify(readConfig({ ...vars } as unknown as Env)));
     }
+    expect((await loadConfig({ PRICES: '{"openai:gpt-4o": {"input": 2.5, "output": 10}}' } as unknown as Env)).users.prices).toEqual({ 'openai:gpt-4o': { input: 2.5, output: 10 } });
     expect((await loadConfig({ MAX_ITERATIONS: '1e1' } as unknown as Env)).maxIterations).toBe(10);
     // And what the checks refuse is refused as before, named.
     await expect(loadConfig({ MAX_ITERATIONS: 'ten' } as unknown as Env)).rejects.toMatchObject({ status: 500, code: 'configuration_error', message: expect.stringContaining('MAX_ITERATIONS') });

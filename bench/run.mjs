@@ -73,6 +73,22 @@ if (history) {
   writeFileSync(new URL('./history-cost.svg', import.meta.url), historyChartSvg(history.rows));
   console.log(`history cost: ${history.rows.map((row) => `${row.stored} -> ${row.turnMs} ms, ${row.rowsWritten} rows`).join('; ')}`);
 }
+const woken = results.find((result) => result.name === 'woken-cost');
+if (woken) {
+  lines.push(
+    '## A woken session: turn cost against stored history',
+    '',
+    `The same turns on sessions whose object was evicted before each turn (\`abortAllDurableObjects\`), as an idle session's is: its next turn reads its kept messages back from storage and checks each, before it calls the model. Never compacted (a compacted session reads only what follows its latest summary, as the bounded hydration above shows); latency: the mean of the middle half of ${woken.rounds} turns, sizes alternating.`,
+    '',
+    '| stored messages | turn latency |',
+    '| ---: | ---: |',
+    ...woken.rows.map((row) => `| ${row.stored.toLocaleString('en')} | ${row.turnMs} ms |`),
+    '',
+    `At 5,000 over 10: latency **${woken.latencyRatio}x** (for reference: the targets read a session that stays in memory, above).`,
+    '',
+  );
+  console.log(`woken cost: ${woken.rows.map((row) => `${row.stored} -> ${row.turnMs} ms`).join('; ')}; ratio ${woken.latencyRatio}`);
+}
 const branchCost = results.find((result) => result.name === 'branch-cost');
 if (branchCost) {
   lines.push(

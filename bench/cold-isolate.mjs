@@ -41,17 +41,13 @@ export async function coldIsolate(bundle, run, mode, upstream) {
   await runtime.ready;
   const ready = childRuntimeCpuMs();
   const post = async (sessionId, body, status) => {
-    const query = bundle.ours ? '' : '?tools';
-    const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (response.status !== status) throw new Error(`cold isolate, ${bundle.name}: ${response.status} ${await response.text()}`);
-    await response.text();
+    await postTurn(runtime, sessionId, body, status, bundle.ours ? '' : '?tools');
     return childRuntimeCpuMs();
   };
-  const turn = (sessionId) =>
-    post(sessionId, mode === 'demo' ? { messages: [{ role: 'user', content: 'hello' }] } : { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] }, 200);
+  const turn = (sessionId) => post(sessionId, mode === 'demo' ? { messages: STAND_IN_TURN.messages } : STAND_IN_TURN, 200);
   const result = { readyMs: ready - before };
-  if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'openai:deltas-5', messages: [] }, 400)) - ready;
-  else if (mode === 'plain') result.refusedMs = (await post(`cold-${run}`, { stream: 'delta', model: 'nope:none', messages: [{ role: 'user', content: 'hello' }] }, 400)) - ready;
+  if (mode === 'refused') result.refusedMs = (await post(`cold-${run}`, { ...STAND_IN_TURN, messages: [] }, 400)) - ready;
+  else if (mode === 'plain') result.refusedMs = (await post(`cold-${run}`, { ...STAND_IN_TURN, model: 'nope:none' }, 400)) - ready;
   else if (mode === 'socket') {
     const response = await runtime.dispatchFetch(`http://localhost/sessions/cold-${run}/ws`, { headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'nope' } });
     if (response.status !== 400) throw new Error(`cold isolate, ${bundle.name}: socket ${response.status}`);
@@ -65,6 +61,16 @@ export async function coldIsolate(bundle, run, mode, upstream) {
   }
   await runtime.dispose();
   return result;
+}
+
+/** A streamed turn with the stand-in model (`bench/upstream.mjs`), as the cold measurements send it. */
+export const STAND_IN_TURN = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
+
+/** A turn request to a runtime's Worker (`query` after its path), read to its end; throws unless answered `status`. */
+export async function postTurn(runtime, sessionId, body, status = 200, query = '') {
+  const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`${sessionId}: ${response.status} ${text}`);
 }
 
 /**

@@ -16,7 +16,7 @@ const ROUNDS = 21;
 it('a woken session’s turn reads its history back: its cost against stored messages', async () => {
   const ids = SIZES.map((size) => `bench-woken-${size}-${Date.now()}`);
   for (const [index, size] of SIZES.entries()) await seedHistory(ids[index]!, size, (n) => `message ${n}: a few words of an ordinary conversation`);
-  for (const [index, id] of ids.entries()) await turnMs(id, -1 - index); // warm up, and the session's title
+  for (const [index, id] of ids.entries()) await turnMs(id, -1 - index); // warm up
   const times: number[][] = SIZES.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, id] of ids.entries()) {

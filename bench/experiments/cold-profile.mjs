@@ -10,7 +10,7 @@ import { SourceMap } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
-import { bundleOf, freshRuntime } from '../cold-isolate.mjs';
+import { bundleOf, freshRuntime, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
 import { startBenchUpstream, serviceVars } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -52,15 +52,14 @@ for (let run = 0; run < RUNS; run += 1) {
   const port = 9300 + Math.floor(Math.random() * 600);
   const runtime = freshRuntime(bundle, serviceVars(upstream.url, 20_000), { inspectorPort: port });
   await runtime.ready;
-  const message = [{ role: 'user', content: 'hello' }];
-  const body = MODE === 'refused' ? { messages: [] } : { stream: 'delta', model: MODE === 'plain' ? 'nope:none' : 'openai:deltas-5', messages: message };
-  const post = (sessionId) => runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (LATER) await (await post(`cold-${run}-first`)).text();
+  const body = MODE === 'refused' ? { messages: [] } : MODE === 'plain' ? { ...STAND_IN_TURN, model: 'nope:none' } : STAND_IN_TURN;
+  const post = (sessionId) => postTurn(runtime, sessionId, body, MODE === 'refused' || MODE === 'plain' ? 400 : 200);
+  if (LATER) await post(`cold-${run}-first`);
   const session = await inspector(`ws://127.0.0.1:${port}/core:user:`);
   await session.send('Profiler.enable');
   await session.send('Profiler.setSamplingInterval', { interval: 100 });
   await session.send('Profiler.start');
-  await (await post(`cold-${run}`)).text();
+  await post(`cold-${run}`);
   const { profile } = await session.send('Profiler.stop');
   session.close();
   await runtime.dispose();

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { bundleOf, freshRuntime } from '../cold-isolate.mjs';
+import { bundleOf, freshRuntime, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
 import { childRuntimeCpuMs, median, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
@@ -21,15 +21,7 @@ const bundles = Object.entries(roots).map(([name, root]) => ({ name, ours: true,
 const upstream = await startBenchUpstream();
 const vars = serviceVars(upstream.url, 20_000);
 
-async function turn(runtime, sessionId) {
-  const response = await runtime.dispatchFetch(`http://localhost/sessions/${sessionId}/turns`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] }),
-  });
-  if (response.status !== 200) throw new Error(`cold resume: ${response.status} ${await response.text()}`);
-  await response.text();
-}
+const turn = (runtime, sessionId) => postTurn(runtime, sessionId, STAND_IN_TURN);
 
 /** The CPU of `work` in a fresh runtime of `bundle` (on `persist`, if given), after its ready. */
 async function measured(bundle, persist, work) {

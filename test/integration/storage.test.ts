@@ -130,7 +130,8 @@ describe('what a turn reads and writes', () => {
         const cursor = exec(query, ...bindings);
         const rows = cursor.toArray();
         statements.push({ query: `${query.replace(/\s+/g, ' ').slice(0, 60)} ${String(bindings[0])}`, written: cursor.rowsWritten });
-        return Object.assign(rows[Symbol.iterator](), { toArray: () => rows, one: () => rows[0], rowsRead: cursor.rowsRead, rowsWritten: cursor.rowsWritten, columnNames: cursor.columnNames });
+        const raw = () => rows.map((row) => cursor.columnNames.map((name) => row[name]))[Symbol.iterator]();
+        return Object.assign(rows[Symbol.iterator](), { toArray: () => rows, one: () => rows[0], raw, rowsRead: cursor.rowsRead, rowsWritten: cursor.rowsWritten, columnNames: cursor.columnNames });
       }) as SqlStorage['exec'];
     });
     return statements;

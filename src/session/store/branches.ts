@@ -209,20 +209,21 @@ export class BranchStore {
 
   /**
    * The message rows of `path` after `after`, in order, at most `limit`: each segment's part read by
-   * its `(branch, seq)` index, `columns` (a constant list, `seq` among them) of each.
+   * its `(branch, seq)` index, `columns` (a constant list) of each, as an array of their values (raw:
+   * `history.ts`, `MESSAGE_COLUMNS`).
    */
-  rowsAlong<Row extends { seq: number }>(path: Range[], after: number, limit: number, columns: string): Row[] {
+  rowsAlong<Row extends SqlStorageValue[]>(path: Range[], after: number, limit: number, columns: string): Row[] {
     const rows: Row[] = [];
     for (const range of path) {
       if (range.upTo <= after || rows.length >= limit) continue;
-      const cursor = this.sql.exec<Row>(
+      const cursor = this.sql.exec(
         `SELECT ${columns} FROM messages WHERE branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
         range.branch,
         after,
         range.upTo,
         Math.min(limit - rows.length, Number.MAX_SAFE_INTEGER),
       );
-      for (const row of cursor) rows.push(row);
+      for (const row of cursor.raw<Row>()) rows.push(row);
     }
     return rows;
   }

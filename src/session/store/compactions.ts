@@ -44,19 +44,19 @@ export class CompactionStore {
   ): void {
     const path = this.branches.head();
     const after = this.latest(path)?.upToSeq ?? 0;
-    const last = this.branches.rowsAlong<{ seq: number; branch: number }>(path, after, compaction.messagesSummarized, 'seq, branch').at(compaction.messagesSummarized - 1);
+    const last = this.branches.rowsAlong<[seq: number, branch: number]>(path, after, compaction.messagesSummarized, 'seq, branch').at(compaction.messagesSummarized - 1);
     if (last === undefined) throw new Error(`Cannot find the last of ${compaction.messagesSummarized} messages to summarise.`);
     this.meta.ensure('compactions');
     this.sql.exec(
       `INSERT INTO compactions (turn_id, up_to_seq, summary, summarized, tokens_before, tokens_after, created_at, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       turnId,
-      last.seq,
+      last[0],
       compaction.summary,
       compaction.totalSummarized,
       compaction.tokensBefore,
       compaction.tokensAfter,
       this.meta.now(),
-      last.branch,
+      last[1],
     );
   }
 

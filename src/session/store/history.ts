@@ -71,16 +71,13 @@ export class HistoryStore {
   turnRows(turnId: string): StoredRow[] {
     const kept = this.recent.get(turnId);
     if (kept) return kept;
-    return this.sql
-      .exec<MessageRow>(`SELECT seq, parent_seq, body, parts FROM messages WHERE turn_id = ? ORDER BY seq`, turnId)
-      .toArray()
-      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) }));
+    return Array.from(this.sql.exec(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE turn_id = ? ORDER BY seq`, turnId).raw<MessageRow>(), (row) => this.stored(row));
   }
 
   /** The message `seq`, where it stands and what it is. */
   messageAt(seq: number): (StoredRow & { branch: number }) | undefined {
-    const row = this.sql.exec<MessageRow & { branch: number }>(`SELECT seq, parent_seq, body, parts, branch FROM messages WHERE seq = ?`, seq).toArray()[0];
-    return row && { seq, parentSeq: row.parent_seq, message: this.readMessage(row), branch: row.branch };
+    const [row] = this.sql.exec(`SELECT ${MESSAGE_COLUMNS}, branch FROM messages WHERE seq = ?`, seq).raw<[...MessageRow, number]>();
+    return row && { ...this.stored(row), branch: row[4] };
   }
 
   /** The messages on the active branch. */
@@ -212,17 +209,13 @@ export class HistoryStore {
 
   /** The messages of `path` after `after`, in order (at most `limit`): each segment by its index. */
   rowsOn(path: Range[], after: number, limit = Infinity): StoredRow[] {
-    return this.branches
-      .rowsAlong<MessageRow>(path, after, limit, 'seq, parent_seq, body, parts')
-      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row) }));
+    return this.branches.rowsAlong<MessageRow>(path, after, limit, MESSAGE_COLUMNS).map((row) => this.stored(row));
   }
 
   /** Every message of every branch after seq `after`, in seq order, at most `limit` (an export reads them all). */
   allRows(after: number, limit: number): (StoredRow & { createdAt: number })[] {
-    return this.sql
-      .exec<MessageRow & { created_at: number }>(`SELECT seq, parent_seq, body, parts, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
-      .toArray()
-      .map((row) => ({ seq: row.seq, parentSeq: row.parent_seq, message: this.readMessage(row), createdAt: row.created_at }));
+    const rows = this.sql.exec(`SELECT ${MESSAGE_COLUMNS}, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit).raw<[...MessageRow, number]>();
+    return Array.from(rows, (row) => ({ ...this.stored(row), createdAt: row[4] }));
   }
 
   /**
@@ -274,19 +267,23 @@ export class HistoryStore {
     rows.splice(rows.findLastIndex((kept) => kept.seq < row.seq) + 1, 0, row);
   }
 
-  readMessage(row: { seq: number; body: string; parts: number }): HistoryMessage {
-    if (row.parts === 1) return parseMessage(row.body);
-    const rest = this.sql
-      .exec<{ data: string }>(`SELECT data FROM message_parts WHERE seq = ? ORDER BY part`, row.seq)
-      .toArray()
-      .map((part) => part.data);
-    return parseMessage(row.body + rest.join(''));
+  /** A message row as read (`MESSAGE_COLUMNS`), its message parsed and checked, its parts joined first if it has more than one. */
+  private stored([seq, parentSeq, body, parts]: readonly [...MessageRow, ...SqlStorageValue[]]): StoredRow {
+    if (parts === 1) return { seq, parentSeq, message: parseMessage(body) };
+    const rest = Array.from(this.sql.exec(`SELECT data FROM message_parts WHERE seq = ? ORDER BY part`, seq).raw<[string]>(), ([data]) => data);
+    return { seq, parentSeq, message: parseMessage(body + rest.join('')) };
   }
 }
 
 const RECENT_TURNS = 8;
 
-type MessageRow = { seq: number; parent_seq: number | null; body: string; parts: number };
+/**
+ * The columns every read of messages selects, first and in this order: read raw, as arrays, since a
+ * row made an object cost a woken session's history read about twice the time (bench/PROFILE.md,
+ * "A woken session's rows read raw").
+ */
+const MESSAGE_COLUMNS = 'seq, parent_seq, body, parts';
+type MessageRow = [seq: number, parentSeq: number | null, body: string, parts: number];
 
 function parseMessage(body: string): HistoryMessage {
   return historyMessageSchema().parse(JSON.parse(body));

@@ -76,7 +76,8 @@ export class HistoryStore {
 
   /** The message `seq`, where it stands and what it is. */
   messageAt(seq: number): (StoredRow & { branch: number }) | undefined {
-    const [row] = this.sql.exec(`SELECT ${MESSAGE_COLUMNS}, branch FROM messages WHERE seq = ?`, seq).raw<[...MessageRow, number]>();
+    // Read to its end (`Array.from`), so that no statement stays open on the table.
+    const [row] = Array.from(this.sql.exec(`SELECT ${MESSAGE_COLUMNS}, branch FROM messages WHERE seq = ?`, seq).raw<[...MessageRow, number]>());
     return row && { ...this.stored(row), branch: row[4] };
   }
 

@@ -2,7 +2,7 @@
  * Storage that neither loses nor bloats: a message larger than a row is stored whole and read back
  * byte for byte; a turn's events are packed into few rows; expired logs and keys are pruned.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { sessionObjectName } from '../../src/http/session-stub';
@@ -230,6 +230,27 @@ describe('the history a session keeps parsed between turns', () => {
     });
     // What the routes read is what the turns see.
     expect((await history(id)).map(text)).toEqual(['hello', expect.anything(), 'second', 'after the rollback', 'elsewhere']);
+  });
+
+  it('is read back by a woken object as its isolate parsed it: the same objects, not parsed again', async () => {
+    const id = newSessionId('kept-woken');
+    await turn(id, { messages: [user('hello')] });
+    await turn(id, { messages: [user('again')] });
+    const read = () => runInDurableObject(stubFor(id), async (instance) => partsOf<{ stores: { history: HistoryStore } }>(instance).stores.history.historyAfter(0));
+    await abortAllDurableObjects();
+    // The woken object parses what it reads back; the isolate keeps it.
+    const woken = await read();
+    expect(woken.map(text)).toEqual(['hello', expect.anything(), 'again', expect.anything()]);
+    await abortAllDurableObjects();
+    const again = await read();
+    expect(again).toHaveLength(4);
+    again.forEach((message, index) => expect(message).toBe(woken[index]));
+    // And a message changed in storage by another hand is read as it now is.
+    await runInDurableObject(stubFor(id), async (_instance, state) => {
+      state.storage.sql.exec('UPDATE messages SET body = ? WHERE seq = (SELECT MIN(seq) FROM messages)', JSON.stringify(user('changed')));
+    });
+    await abortAllDurableObjects();
+    expect((await read()).map(text)[0]).toBe('changed');
   });
 
   it('is forgotten with the session: a deleted then recreated session starts empty', async () => {

@@ -34,6 +34,46 @@ export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryM
   return true;
 }
 
+/**
+ * How many characters of stored messages an isolate keeps parsed (`parsedOnce`): about a megabyte of
+ * text, and what was made of it, beside the histories its objects keep while they live. A longer
+ * message than a sixteenth of it is parsed each time.
+ */
+const PARSED_CHARS = 1_000_000;
+
+/** The messages `parsedOnce` made, by their stored JSON, oldest first; and their texts' length. */
+const parsedByText = new Map<string, HistoryMessage>();
+let parsedChars = 0;
+
+/**
+ * A stored message's JSON (`text`) as `parse` makes it, frozen, made once for the isolate's life
+ * within a bound (`PARSED_CHARS`, the least recently read forgotten first). An idle session's object
+ * is evicted and woken again by its next turn, often in the same isolate: it reads its kept messages
+ * back, and takes each one read before as it was made then, the same object, so that what the
+ * providers made of it (its conversion, its JSON, kept with the object) holds too. A message is a
+ * function of its text alone, so an entry serves whichever session reads that text (a fork's copies
+ * too). What was made is frozen, as every kept message is (bench/PROFILE.md, "A woken session's
+ * messages parsed once").
+ */
+export function parsedOnce(text: string, parse: (text: string) => HistoryMessage): HistoryMessage {
+  let message = parsedByText.get(text);
+  if (message) parsedByText.delete(text);
+  else {
+    message = deepFreeze(parse(text));
+    if (text.length > PARSED_CHARS / 16) return message;
+    parsedChars += text.length;
+  }
+  parsedByText.set(text, message);
+  if (parsedChars > PARSED_CHARS) {
+    for (const oldest of parsedByText.keys()) {
+      parsedByText.delete(oldest);
+      parsedChars -= oldest.length;
+      if (parsedChars <= PARSED_CHARS) break;
+    }
+  }
+  return message;
+}
+
 /** Kept messages are shared by every later turn: frozen, so that none can change another's. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

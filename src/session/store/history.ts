@@ -10,7 +10,7 @@ import type { PendingToolCall, ToolExecution } from '../../agent/events';
 import * as z from '../../lib/zod';
 import { BranchStore, pathKey, type Place, type Range } from './branches';
 import { CompactionStore } from './compactions';
-import { keepLoaded, loadHistory, type LoadedHistory } from './history-cache';
+import { keepLoaded, loadHistory, parsedOnce, type LoadedHistory } from './history-cache';
 import { SessionMeta } from './meta';
 import { splitForRows } from './row-chunks';
 
@@ -146,7 +146,7 @@ export class HistoryStore {
     const key = pathKey(path);
     let loaded = keptOf.get(this.storage);
     if (loaded?.key !== key || loaded.afterSeq !== seq) {
-      loaded = loadHistory(path, seq, this.rowsOn(path, seq));
+      loaded = loadHistory(path, seq, this.rowsOn(path, seq, Infinity, keptMessage));
       keptOf.set(this.storage, loaded);
     }
     return [...loaded.messages];
@@ -208,9 +208,9 @@ export class HistoryStore {
     return this.rowsOn(this.branches.head(), 0, limit).map((row) => row.message);
   }
 
-  /** The messages of `path` after `after`, in order (at most `limit`): each segment by its index. */
-  rowsOn(path: Range[], after: number, limit = Infinity): StoredRow[] {
-    return this.branches.rowsAlong<MessageRow>(path, after, limit, MESSAGE_COLUMNS).map((row) => this.stored(row));
+  /** The messages of `path` after `after`, in order (at most `limit`): each segment by its index, each message made by `parse`. */
+  rowsOn(path: Range[], after: number, limit = Infinity, parse = parseMessage): StoredRow[] {
+    return this.branches.rowsAlong<MessageRow>(path, after, limit, MESSAGE_COLUMNS).map((row) => this.stored(row, parse));
   }
 
   /** Every message of every branch after seq `after`, in seq order, at most `limit` (an export reads them all). */
@@ -268,11 +268,11 @@ export class HistoryStore {
     rows.splice(rows.findLastIndex((kept) => kept.seq < row.seq) + 1, 0, row);
   }
 
-  /** A message row as read (`MESSAGE_COLUMNS`), its message parsed and checked, its parts joined first if it has more than one. */
-  private stored([seq, parentSeq, body, parts]: readonly [...MessageRow, ...SqlStorageValue[]]): StoredRow {
-    if (parts === 1) return { seq, parentSeq, message: parseMessage(body) };
+  /** A message row as read (`MESSAGE_COLUMNS`), its message made by `parse`, its parts joined first if it has more than one. */
+  private stored([seq, parentSeq, body, parts]: readonly [...MessageRow, ...SqlStorageValue[]], parse = parseMessage): StoredRow {
+    if (parts === 1) return { seq, parentSeq, message: parse(body) };
     const rest = Array.from(this.sql.exec(`SELECT data FROM message_parts WHERE seq = ? ORDER BY part`, seq).raw<[string]>(), ([data]) => data);
-    return { seq, parentSeq, message: parseMessage(body + rest.join('')) };
+    return { seq, parentSeq, message: parse(body + rest.join('')) };
   }
 }
 
@@ -289,3 +289,6 @@ type MessageRow = [seq: number, parentSeq: number | null, body: string, parts: n
 function parseMessage(body: string): HistoryMessage {
   return historyMessageSchema().parse(JSON.parse(body));
 }
+
+/** A message the session keeps between turns: parsed once for the isolate (`parsedOnce`). */
+const keptMessage = (body: string): HistoryMessage => parsedOnce(body, parseMessage);

@@ -1,6 +1,8 @@
 // A woken session's turn in a runtime already running (bench/experiments/README.md): the object
 // evicted (its `ctx.abort()`, as an idle object is let go), then woken by the session's next turn,
-// which reads its kept messages back and checks each before it calls the model. Each build runs in
+// which reads its kept messages back before it calls the model (each one its isolate parsed before
+// taken as it was: docs/decisions.md, 46; the stand-in's turns repeat two texts, so after the first
+// round every message is one its isolate read). Each build runs in
 // one runtime for the whole experiment, its bundle as `wrangler deploy --dry-run` makes it, with a
 // module in front that gives the session's object an `evict` method and the Worker a route to it.
 // Each runtime gives sessions of `SIZES` turns (default 5,500,1500: twice as many messages) their

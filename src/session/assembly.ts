@@ -20,7 +20,7 @@ import { Outbox } from './store/outbox';
 import { openStores } from './store/stores';
 import { subagentRunner, type ChildSession } from './subagents';
 import { Titles } from './titles';
-import { Toolsets } from './toolsets';
+import { toolsForTurn } from './toolsets';
 import { TurnQueue } from './turn-queue';
 import type { Door } from './door';
 import { TurnRunner } from './turn-runner';
@@ -47,7 +47,6 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
   const stores = openStores(ctx.storage);
   const outbox = new Outbox(ctx.storage);
   stores.meta.onRollback(() => outbox.rolledBack());
-  const toolsets = new Toolsets();
   const hub = new SocketHub(ctx);
   const parts = { stores, hub, outbox } as SessionParts;
   const taskEnd = new TaskEnd();
@@ -76,7 +75,7 @@ export function assemble(ctx: DurableObjectState, env: Env): SessionParts {
     stores,
     bindings: env.AI ? { ai: env.AI } : {},
     config: () => readConfig(env),
-    tools: (subagent) => toolsets.forTurn(readConfig(env), subagent),
+    tools: (subagent) => toolsForTurn(readConfig(env), subagent),
     sessionListener: (door, config) => hub.turnListener(door, config.toolVisibility),
     subagents: (sessionId, model, rules, config) =>
       subagentRunner({ sessionId, owner, model, rules, config, child: (childId) => sessionObject(env, owner, childId) as unknown as ChildSession, today: () => users.totals() }),

@@ -138,7 +138,7 @@ describe('MCP tools through the turns API', () => {
 
   it('keeps each server’s list for MCP_LIST_TTL_SECONDS, then lists it again', async () => {
     const id = newSessionId('mcp-cache');
-    await jsonTurn(id, { messages: [user('hello')] }); // lists, or uses a list this object already has
+    await jsonTurn(id, { messages: [user('hello')] }); // lists, or uses a list this isolate already has
     await new Promise((resolve) => setTimeout(resolve, 3200));
     const start = (await mcpLog()).lists;
     await jsonTurn(id, { messages: [user('hello again')] });
@@ -148,6 +148,17 @@ describe('MCP tools through the turns API', () => {
     expect((await mcpLog()).lists - start).toBe(2); // kept
     // The header named a secret; the server saw it every time.
     expect((await mcpLog()).unauthorized).toBe(0);
+  });
+
+  it('keeps the lists for every session of the isolate: a new session’s first turn lists no server again', async () => {
+    await jsonTurn(newSessionId('mcp-shared-a'), { messages: [user('hello')] }); // lists, or uses the isolate's lists
+    const start = (await mcpLog()).lists;
+    const second = newSessionId('mcp-shared-b');
+    await jsonTurn(second, { messages: [user(`shared ${second}`)], model: 'openai:replay/openai/gpt-4o-text-usage' });
+    expect((await mcpLog()).lists - start).toBe(0);
+    // Its tools are offered all the same.
+    const [sent] = await sentWith(`shared ${second}`);
+    expect(sent.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(expect.arrayContaining(['kit__echo', 'vault__echo']));
   });
 });
 

@@ -1,6 +1,7 @@
 // What a deployment's MCP servers cost a new session's first turn (bench/experiments/README.md): a
-// real MCP server (the official SDK's, Streamable HTTP, stateless) on loopback, each of its answers
-// held `DELAY_MS` (default 20: a server across the internet), named twice in `MCP_SERVERS`; the
+// real MCP server (the official SDK's, Streamable HTTP, stateless) on loopback with `TOOLS` tools
+// (default 3), each of its answers held `DELAY_MS` (default 20: a server across the internet), named
+// twice in `MCP_SERVERS`; the
 // bundle as `wrangler deploy --dry-run` makes it, in one runtime for the whole experiment, the
 // stand-in model. `SESSIONS` new sessions (default 20) each take one turn, timed from the request to
 // its body's end (wall) and in the runtime's CPU (/proc); the server counts the lists it was asked
@@ -17,9 +18,10 @@ import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELAY_MS = Number(process.env.DELAY_MS ?? 20);
 const SESSIONS = Number(process.env.SESSIONS ?? 20);
+const TOOLS = Number(process.env.TOOLS ?? 3);
 const roots = { ours: resolve(import.meta.dirname, '..', '..'), ...(process.env.BEFORE ? { 'ours before': resolve(process.env.BEFORE) } : {}) };
 
-/** The MCP server: three tools, stateless, each answer held `DELAY_MS`; `lists` counts `tools/list`. */
+/** The MCP server: `TOOLS` tools, stateless, each answer held `DELAY_MS`; `lists` counts `tools/list`. */
 async function startMcpServer() {
   const counts = { lists: 0 };
   const server = createServer((request, response) => {
@@ -30,8 +32,9 @@ async function startMcpServer() {
         const message = body ? JSON.parse(body) : undefined;
         if (message?.method === 'tools/list') counts.lists += 1;
         const mcp = new McpServer({ name: 'bench-kit', version: '1.0.0' });
-        for (const name of ['echo', 'shout', 'whisper']) {
-          mcp.registerTool(name, { description: `Says the text back (${name}).`, inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+        for (let tool = 0; tool < TOOLS; tool += 1) {
+          const inputSchema = { text: z.string().describe('What to say back.'), times: z.number().int().min(1).max(10).optional(), tone: z.enum(['plain', 'loud', 'soft']).optional() };
+          mcp.registerTool(`echo_${tool}`, { description: `Says the text back, the ${tool}th way.`, inputSchema }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
         }
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         response.on('close', () => void transport.close());
@@ -78,4 +81,4 @@ await upstream.close();
 const line = builds.map(({ name, rows, lists }) => `${name} ${round(median(rows.map(([wall]) => wall)))} ms wall, ${round(median(rows.map(([, cpu]) => cpu)))} ms CPU, ${lists} lists`).join('; ');
 const [after, before] = builds.map(({ rows }) => rows);
 const paired = before ? `; paired ${round(median(after.map(([wall], i) => wall - before[i][0])))} ms wall, ${round(median(after.map(([, cpu], i) => cpu - before[i][1])))} ms CPU` : '';
-console.log(`a new session's first turn, two MCP servers answering in ${DELAY_MS} ms: ${line}${paired} (${SESSIONS} sessions each)`);
+console.log(`a new session's first turn, two MCP servers of ${TOOLS} tools answering in ${DELAY_MS} ms: ${line}${paired} (${SESSIONS} sessions each)`);

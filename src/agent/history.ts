@@ -28,8 +28,18 @@ export function toolResult(toolCallId: string, { content, isError }: { content: 
  */
 export function usedToolCallIds(history: HistoryMessage[], usedElsewhere?: (id: string) => boolean): ToolCallIds {
   let seen: Set<string> | undefined;
-  const known = () => (seen ??= new Set(history.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))));
+  const known = () => (seen ??= callIdsOf(history));
   return { has: (id) => known().has(id) || (usedElsewhere?.(id) ?? false), add: (id) => known().add(id) };
+}
+
+/** Every tool call id of `history`'s assistant messages, gathered without an array a message (a long agent session holds thousands). */
+function callIdsOf(history: HistoryMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of history) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const block of message.content) if (block.type === 'tool_use') ids.add(block.toolCallId);
+  }
+  return ids;
 }
 
 /**

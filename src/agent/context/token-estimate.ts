@@ -54,10 +54,24 @@ export function recalibrate(previous: number, estimated: number, reported: numbe
   return Math.round((previous * 0.5 + observed * 0.5) * 1000) / 1000;
 }
 
+/**
+ * The characters of each frozen message made of blocks, counted once: a frozen message never changes
+ * (the session keeps its history deeply frozen), and every model call of every later turn estimates
+ * the whole history again, each tool call's input written as JSON.
+ */
+const countedChars = new WeakMap<HistoryMessage, number>();
+
 function contentChars(message: HistoryMessage): number {
   if (typeof message.content === 'string') return message.content.length;
+  if (!Object.isFrozen(message) || !Object.isFrozen(message.content)) return blockChars(message.content);
+  let chars = countedChars.get(message);
+  if (chars === undefined) countedChars.set(message, (chars = blockChars(message.content)));
+  return chars;
+}
+
+function blockChars(content: Exclude<HistoryMessage['content'], string>): number {
   let chars = 0;
-  for (const block of message.content) {
+  for (const block of content) {
     if (block.type === 'text') chars += block.text.length;
     else if (block.type === 'thinking') chars += block.thinking.length + (block.signature?.length ?? 0) / 4;
     else if (block.type === 'tool_use') chars += block.name.length + JSON.stringify(block.input).length;

@@ -21,9 +21,9 @@ export async function seedHistory(id: string, size: number, text: (index: number
   });
 }
 
-/** One JSON-mode turn through the Worker, timed from the request to the whole body. */
-export async function turnMs(id: string, index: number): Promise<number> {
-  const body = JSON.stringify({ messages: [{ role: 'user', content: `hello ${index}` }] });
+/** One JSON-mode turn through the Worker (its user message `text`), timed from the request to the whole body. */
+export async function turnMs(id: string, index: number, text = `hello ${index}`): Promise<number> {
+  const body = JSON.stringify({ messages: [{ role: 'user', content: text }] });
   const request = new Request(`http://localhost/sessions/${id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const started = performance.now();
   const response = await callWorker(request);

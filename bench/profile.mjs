@@ -5,6 +5,7 @@
 //   long    300 short streamed turns on one session (its history grows as in the benchmark)
 //   fresh   150 short streamed turns, each on a new session
 //   stream  3 answers of 20,000 deltas on new sessions
+//   tool    300 short streamed turns on one session, each a tool's step first (`current_time`)
 // Prints the functions that took the most time (their own, then with what they called) and writes
 // the whole profile to bench/profiles/<workload>.cpuprofile, which Chrome DevTools opens. Loopback
 // only; bounded in time. The profiler's own sampling slows the isolate: read shares, not durations.
@@ -19,6 +20,7 @@ const WORKLOADS = {
   long: { turns: 300, session: () => 'profile-long', model: 'openai:deltas-5' },
   fresh: { turns: 150, session: (turn) => `profile-fresh-${turn}`, model: 'openai:deltas-5' },
   stream: { turns: 3, session: (turn) => `profile-stream-${turn}`, model: 'openai:deltas-20000' },
+  tool: { turns: 300, session: () => 'profile-tool', model: 'openai:tool-then-5' },
 };
 const SAMPLING_INTERVAL_US = 200;
 const TIME_LIMIT_MS = 180_000;

@@ -89,6 +89,22 @@ if (woken) {
   );
   console.log(`woken cost: ${woken.rows.map((row) => `${row.stored} -> ${row.parsedMs} / ${row.keptMs} ms`).join('; ')}; ratios ${woken.parsedRatio} / ${woken.keptRatio}`);
 }
+const agent = results.find((result) => result.name === 'agent-history');
+if (agent) {
+  lines.push(
+    '## An agent session: a tool\'s step against stored history',
+    '',
+    `A turn (demo model, JSON mode) that takes a tool's step first (\`current_time\`, then the answer: two model calls, each reading the whole history), on sessions whose stored messages are all such steps (a question, the call, its result, the answer), never compacted; latency: the mean of the middle half of ${agent.rounds} turns, sizes alternating. The rows above hold no tool call; here every model call goes over thousands (its estimate, its conversion, the call ids a model may not give again).`,
+    '',
+    '| stored messages | turn latency |',
+    '| ---: | ---: |',
+    ...agent.rows.map((row) => `| ${row.stored.toLocaleString('en')} | ${row.turnMs} ms |`),
+    '',
+    `At 5,000 over 12: latency **${agent.latencyRatio}x**.`,
+    '',
+  );
+  console.log(`agent history: ${agent.rows.map((row) => `${row.stored} -> ${row.turnMs} ms`).join('; ')}; ratio ${agent.latencyRatio}`);
+}
 const branchCost = results.find((result) => result.name === 'branch-cost');
 if (branchCost) {
   lines.push(

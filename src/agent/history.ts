@@ -23,23 +23,29 @@ export function toolResult(toolCallId: string, { content, isError }: { content: 
 
 /**
  * The tool call ids a turn may not give again: those of `history`, gathered when the model first
- * names a call (most turns name none), and those `usedElsewhere` knows (the loaded messages may be
- * only the latest part of the history; the session knows the rest).
+ * names a call (most turns name none), or as the session keeps them (`historyIds`: a long agent
+ * session holds thousands, which each tool's turn scanned); those the turn adds; and those
+ * `usedElsewhere` knows (the loaded messages may be only the latest part of the history; the session
+ * knows the rest).
  */
-export function usedToolCallIds(history: HistoryMessage[], usedElsewhere?: (id: string) => boolean): ToolCallIds {
-  let seen: Set<string> | undefined;
-  const known = () => (seen ??= callIdsOf(history));
-  return { has: (id) => known().has(id) || (usedElsewhere?.(id) ?? false), add: (id) => known().add(id) };
+export function usedToolCallIds(history: HistoryMessage[], usedElsewhere?: (id: string) => boolean, historyIds?: () => ReadonlySet<string> | undefined): ToolCallIds {
+  let seen: ReadonlySet<string> | undefined;
+  const added = new Set<string>();
+  const known = () => (seen ??= historyIds?.() ?? callIdsOf(history));
+  return { has: (id) => added.has(id) || known().has(id) || (usedElsewhere?.(id) ?? false), add: (id) => added.add(id) };
 }
 
-/** Every tool call id of `history`'s assistant messages, gathered without an array a message (a long agent session holds thousands). */
-function callIdsOf(history: HistoryMessage[]): Set<string> {
+/** Every tool call id of `history`'s assistant messages. */
+export function callIdsOf(history: readonly HistoryMessage[]): Set<string> {
   const ids = new Set<string>();
-  for (const message of history) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const block of message.content) if (block.type === 'tool_use') ids.add(block.toolCallId);
-  }
+  for (const message of history) addCallIds(ids, message);
   return ids;
+}
+
+/** Adds the ids of the tool calls `message` makes (an assistant's), without an array a message. */
+export function addCallIds(ids: Set<string>, message: HistoryMessage): void {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return;
+  for (const block of message.content) if (block.type === 'tool_use') ids.add(block.toolCallId);
 }
 
 /**

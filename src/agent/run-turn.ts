@@ -58,7 +58,7 @@ class Turn {
       emit: (event) => this.emit(event),
       onSummaryCall: (usage) => this.spent({ model: deps.model.id, usage, purpose: 'compaction' }),
     });
-    this.calls = { deps, clientTools: input.clientTools, emit: this.emit, usedToolCallIds: usedToolCallIds(input.history, deps.isToolCallIdUsed), earlierParts: { dropped: false } };
+    this.calls = { deps, clientTools: input.clientTools, emit: this.emit, usedToolCallIds: usedToolCallIds(input.history, deps.isToolCallIdUsed, input.historyCallIds), earlierParts: { dropped: false } };
   }
 
   private emit: Emit = (event: AgentEvent) => {

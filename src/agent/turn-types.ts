@@ -21,6 +21,11 @@ export type TurnInput = {
   turnId: string;
   /** The stored history before this turn after the latest summary, in order. */
   history: HistoryMessage[];
+  /**
+   * The tool call ids of `history`'s messages (or more), where the session keeps them: asked for when
+   * the model first names a call, in place of a scan of every message (`usedToolCallIds`).
+   */
+  historyCallIds?: () => ReadonlySet<string> | undefined;
   /** The latest compaction's summary of what came before `history`, and the session's calibration. */
   context: { summary?: Summary; calibration: number };
   /** Answers to every pending call, in the order of the calls. */

@@ -232,6 +232,30 @@ describe('the history a session keeps parsed between turns', () => {
     expect((await history(id)).map(text)).toEqual(['hello', expect.anything(), 'second', 'after the rollback', 'elsewhere']);
   });
 
+  it('keeps the tool call ids of its messages, joined by each message stored after them, dropped with a rollback', async () => {
+    const id = newSessionId('kept-call-ids');
+    await turn(id, { messages: [user('what time is it in Asia/Tokyo')] });
+    await runInDurableObject(stubFor(id), async (instance) => {
+      const store = partsOf<{ stores: { history: HistoryStore } }>(instance).stores.history;
+      const loaded = store.historyAfter(0);
+      const calls = loaded.flatMap((message) => (message.role === 'assistant' && typeof message.content !== 'string' ? message.content.filter((block) => block.type === 'tool_use') : []));
+      expect(calls.length).toBeGreaterThan(0);
+      expect([...store.historyCallIds()!]).toEqual(calls.map((call) => call.toolCallId));
+      store.appendAssistant('turn_a', { role: 'assistant', content: [{ type: 'tool_use', toolCallId: 'call_later', name: 'current_time', input: {} }] });
+      store.appendToolResult('turn_a', { role: 'tool', toolCallId: 'call_later', content: 'now' });
+      expect(store.historyCallIds()!.has('call_later')).toBe(true);
+      expect(() =>
+        store.meta.transaction(() => {
+          store.appendMessage('turn_b', { role: 'user', content: 'rolled back' });
+          throw new Error('abort');
+        }),
+      ).toThrow('abort');
+      expect(store.historyCallIds()).toBeUndefined();
+      store.historyAfter(0);
+      expect(store.historyCallIds()!.has('call_later')).toBe(true);
+    });
+  });
+
   it('is read back by a woken object as its isolate parsed it: the same objects, not parsed again', async () => {
     const id = newSessionId('kept-woken');
     await turn(id, { messages: [user('hello')] });

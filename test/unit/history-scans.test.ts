@@ -65,4 +65,19 @@ describe('the tool call ids a turn may not give again', () => {
     // A tool result's id is not a call the history made.
     expect(usedToolCallIds([{ role: 'tool', toolCallId: 'call_x', content: 'ok' }]).has('call_x')).toBe(false);
   });
+
+  it('are taken as the session keeps them where it does, the history then not scanned; the turn’s own are its own', () => {
+    const kept = new Set(['call_kept']);
+    let asked = 0;
+    const ids = usedToolCallIds(history(), undefined, () => (asked++, kept));
+    expect(asked).toBe(0); // asked for when the model first names a call, not before
+    expect(ids.has('call_kept')).toBe(true);
+    expect(ids.has('call_a')).toBe(false);
+    ids.add('call_new');
+    expect(ids.has('call_new')).toBe(true);
+    expect(kept.has('call_new')).toBe(false);
+    expect(asked).toBe(1);
+    // Where the session keeps none (dropped by a rollback), the history is scanned.
+    expect(usedToolCallIds(history(), undefined, () => undefined).has('call_a')).toBe(true);
+  });
 });

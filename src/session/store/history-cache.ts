@@ -3,10 +3,12 @@
  * turn shares them, and joined by each message stored on their path after them, so that the next turn
  * reads nothing again. They are the messages of `path` after `afterSeq` (`key` names the path).
  */
+import { addCallIds, callIdsOf } from '../../agent/history';
 import type { HistoryMessage } from '../../api/content';
 import { pathKey, type Place, type Range } from './branches';
 
-export type LoadedHistory = { key: string; path: Range[]; afterSeq: number; seqs: number[]; messages: HistoryMessage[] };
+/** `callIds`: the tool call ids of `messages`, gathered by their first use (`keptCallIds`) and joined as they are. */
+export type LoadedHistory = { key: string; path: Range[]; afterSeq: number; seqs: number[]; messages: HistoryMessage[]; callIds?: Set<string> };
 
 export function loadHistory(path: Range[], afterSeq: number, rows: { seq: number; message: HistoryMessage }[]): LoadedHistory {
   return { key: pathKey(path), path, afterSeq, seqs: rows.map((row) => row.seq), messages: rows.map((row) => deepFreeze(row.message)) };
@@ -31,7 +33,13 @@ export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryM
   while (at > 0 && (loaded.seqs[at - 1] ?? 0) > seq) at--;
   loaded.seqs.splice(at, 0, seq);
   loaded.messages.splice(at, 0, deepFreeze(structuredClone(message)));
+  if (loaded.callIds) addCallIds(loaded.callIds, message);
   return true;
+}
+
+/** The tool call ids of the kept messages, gathered once and then kept with them. */
+export function keptCallIds(loaded: LoadedHistory): ReadonlySet<string> {
+  return (loaded.callIds ??= callIdsOf(loaded.messages));
 }
 
 /**

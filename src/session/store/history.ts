@@ -10,7 +10,7 @@ import type { PendingToolCall, ToolExecution } from '../../agent/events';
 import * as z from '../../lib/zod';
 import { BranchStore, pathKey, type Place, type Range } from './branches';
 import { CompactionStore } from './compactions';
-import { keepLoaded, loadHistory, parsedOnce, type LoadedHistory } from './history-cache';
+import { keepLoaded, keptCallIds, loadHistory, parsedOnce, type LoadedHistory } from './history-cache';
 import { SessionMeta } from './meta';
 import { splitForRows } from './row-chunks';
 
@@ -150,6 +150,12 @@ export class HistoryStore {
       keptOf.set(this.storage, loaded);
     }
     return [...loaded.messages];
+  }
+
+  /** The tool call ids of the messages `historyAfter` gave, while they are kept (undefined once dropped: a rollback). */
+  historyCallIds(): ReadonlySet<string> | undefined {
+    const loaded = keptOf.get(this.storage);
+    return loaded && keptCallIds(loaded);
   }
 
   /** Of the messages `historyAfter` gave, how many come before seq `seq`. */

@@ -17,15 +17,14 @@ export const sharedSessionFields = madeOnce(() => ({
   running: z.boolean(),
 }));
 
-/** Made by its first use, as `usageSchema` is. */
+/** Made by its first use, as `usageSchema` is; described where the OpenAPI document is made (`http/openapi-parts.ts`), not in the upload. */
 export const sessionEntrySchema = madeOnce(() =>
   z
     .strictObject({
       ...sharedSessionFields(),
-      pendingToolCalls: z.number().int().meta({ description: 'How many tool calls wait for a result or a permission.' }),
-      parentSessionId: z.string().optional().meta({ description: 'The session a sub-agent ran for, or a fork was copied from.' }),
-    })
-    .meta({ description: 'A session in the list of its user’s sessions.' }),
+      pendingToolCalls: z.number().int(),
+      parentSessionId: z.string().optional(),
+    }),
 );
 
 export type SessionEntry = z.infer<ReturnType<typeof sessionEntrySchema>>;

@@ -6,15 +6,16 @@
 import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
-/** Made by its first use (`madeOnce`): a session's isolate parses a report only when it reads its outbox back. */
+/**
+ * Made by its first use (`madeOnce`): a session's isolate parses a report only when it reads its
+ * outbox back. Described where the OpenAPI document is made (`http/openapi-parts.ts`), not in the upload.
+ */
 export const usageSchema = madeOnce(() =>
-  z
-    .strictObject({
-      inputTokens: z.number().int(),
-      outputTokens: z.number().int(),
-      cachedInputTokens: z.number().int(),
-      cacheWriteInputTokens: z.number().int(),
-      reasoningTokens: z.number().int(),
-    })
-    .meta({ description: 'Tokens. Cache reads and writes are parts of inputTokens.' }),
+  z.strictObject({
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    cachedInputTokens: z.number().int(),
+    cacheWriteInputTokens: z.number().int(),
+    reasoningTokens: z.number().int(),
+  }),
 );

@@ -18,7 +18,7 @@ export function turnInput({ history, meta }: SessionStores, turnId: string, answ
     turnId,
     history: (refusedBefore > 0 && withoutEarlierParts(loaded, history.loadedBefore(refusedBefore))) || loaded,
     // The kept messages' call ids: those of the history above, and of what the turn stores meanwhile.
-    ...(stored ? { historyCallIds: () => history.historyCallIds() } : {}),
+    historyCallIds: () => history.historyCallIds(),
     context: {
       calibration: meta.calibration(),
       ...(compaction ? { summary: { text: compaction.summary, messages: compaction.summarized } } : {}),

@@ -55,17 +55,17 @@ export function recalibrate(previous: number, estimated: number, reported: numbe
 }
 
 /**
- * The characters of each frozen message made of blocks, counted once: a frozen message never changes
- * (the session keeps its history deeply frozen), and every model call of every later turn estimates
- * the whole history again, each tool call's input written as JSON.
+ * The characters of each frozen content made of blocks, counted once: a deeply frozen content never
+ * changes (the session keeps its history so), and every model call of every later turn estimates the
+ * whole history again, each tool call's input written as JSON.
  */
-const countedChars = new WeakMap<HistoryMessage, number>();
+const countedChars = new WeakMap<object, number>();
 
-function contentChars(message: HistoryMessage): number {
-  if (typeof message.content === 'string') return message.content.length;
-  if (!Object.isFrozen(message) || !Object.isFrozen(message.content)) return blockChars(message.content);
-  let chars = countedChars.get(message);
-  if (chars === undefined) countedChars.set(message, (chars = blockChars(message.content)));
+function contentChars({ content }: HistoryMessage): number {
+  if (typeof content === 'string') return content.length;
+  if (!Object.isFrozen(content)) return blockChars(content);
+  let chars = countedChars.get(content);
+  if (chars === undefined) countedChars.set(content, (chars = blockChars(content)));
   return chars;
 }
 

@@ -3,11 +3,11 @@
  * turn shares them, and joined by each message stored on their path after them, so that the next turn
  * reads nothing again. They are the messages of `path` after `afterSeq` (`key` names the path).
  */
-import { addCallIds, callIdsOf } from '../../agent/history';
+import { addCallIds } from '../../agent/history';
 import type { HistoryMessage } from '../../api/content';
 import { pathKey, type Place, type Range } from './branches';
 
-/** `callIds`: the tool call ids of `messages`, gathered by their first use (`keptCallIds`) and joined as they are. */
+/** `callIds`: the tool call ids of `messages`, gathered by their first use (`HistoryStore.historyCallIds`) and joined as they are. */
 export type LoadedHistory = { key: string; path: Range[]; afterSeq: number; seqs: number[]; messages: HistoryMessage[]; callIds?: Set<string> };
 
 export function loadHistory(path: Range[], afterSeq: number, rows: { seq: number; message: HistoryMessage }[]): LoadedHistory {
@@ -37,10 +37,6 @@ export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryM
   return true;
 }
 
-/** The tool call ids of the kept messages, gathered once and then kept with them. */
-export function keptCallIds(loaded: LoadedHistory): ReadonlySet<string> {
-  return (loaded.callIds ??= callIdsOf(loaded.messages));
-}
 
 /**
  * How many characters of stored messages an isolate keeps parsed (`parsedOnce`): about a megabyte of

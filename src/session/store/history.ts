@@ -7,10 +7,11 @@
  */
 import { historyMessageSchema, type AssistantMessage, type HistoryMessage, type ToolMessage } from '../../api/content';
 import type { PendingToolCall, ToolExecution } from '../../agent/events';
+import { callIdsOf } from '../../agent/history';
 import * as z from '../../lib/zod';
 import { BranchStore, pathKey, type Place, type Range } from './branches';
 import { CompactionStore } from './compactions';
-import { keepLoaded, keptCallIds, loadHistory, parsedOnce, type LoadedHistory } from './history-cache';
+import { keepLoaded, loadHistory, parsedOnce, type LoadedHistory } from './history-cache';
 import { SessionMeta } from './meta';
 import { splitForRows } from './row-chunks';
 
@@ -152,10 +153,10 @@ export class HistoryStore {
     return [...loaded.messages];
   }
 
-  /** The tool call ids of the messages `historyAfter` gave, while they are kept (undefined once dropped: a rollback). */
+  /** The tool call ids of the kept messages (undefined once dropped), gathered once and then kept with them (`keepLoaded`). */
   historyCallIds(): ReadonlySet<string> | undefined {
     const loaded = keptOf.get(this.storage);
-    return loaded && keptCallIds(loaded);
+    return loaded && (loaded.callIds ??= callIdsOf(loaded.messages));
   }
 
   /** Of the messages `historyAfter` gave, how many come before seq `seq`. */
@@ -284,11 +285,7 @@ export class HistoryStore {
 
 const RECENT_TURNS = 8;
 
-/**
- * The columns every read of messages selects, first and in this order: read raw, as arrays, since a
- * row made an object cost a woken session's history read about twice the time (bench/PROFILE.md,
- * "A woken session's rows read raw").
- */
+/** The columns every read of messages selects, first, in this order: read raw, as arrays (bench/PROFILE.md, "A woken session's rows read raw"). */
 const MESSAGE_COLUMNS = 'seq, parent_seq, body, parts';
 type MessageRow = [seq: number, parentSeq: number | null, body: string, parts: number];
 

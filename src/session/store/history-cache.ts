@@ -1,7 +1,9 @@
 /**
  * The parsed messages a session keeps between turns (see `HistoryStore`): frozen because every later
  * turn shares them, and joined by each message stored on their path after them, so that the next turn
- * reads nothing again. They are the messages of `path` after `afterSeq` (`key` names the path).
+ * reads nothing again. They are the messages of `path` after `afterSeq` (`key` names the path), with
+ * their tool call ids once asked for. And the messages the isolate keeps parsed for whichever of its
+ * objects reads them back (`parsedOnce`: a woken one).
  */
 import { addCallIds } from '../../agent/history';
 import type { HistoryMessage } from '../../api/content';
@@ -36,7 +38,6 @@ export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryM
   if (loaded.callIds) addCallIds(loaded.callIds, message);
   return true;
 }
-
 
 /**
  * How many characters of stored messages an isolate keeps parsed (`parsedOnce`): about a megabyte of

@@ -1,8 +1,8 @@
 /**
  * What a turn reads of its whole history at every model call, made cheap for a long agent session
- * without changing what it gives: the prompt's estimate (`estimateTokens`: a frozen message's
- * characters counted once, since it never changes) and the tool call ids a model may not give again
- * (`usedToolCallIds`).
+ * without changing what it gives: the prompt's estimate (`estimateTokens`: a frozen message's blocks
+ * counted once, since they never change) and the tool call ids a model may not give again
+ * (`usedToolCallIds`, from the session's kept ids where it has them).
  */
 import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';

@@ -10,7 +10,7 @@
  */
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { parsedOnce } from '../src/session/store/history-cache';
+import { PARSED_CHARS, parsedOnce } from '../src/session/store/history-cache';
 import { middleMean, seedHistory, turnMs } from './helpers';
 
 const SIZES = [10, 1_000, 5_000];
@@ -18,9 +18,10 @@ const ROUNDS = 21;
 const KINDS = ['parsed', 'kept'] as const;
 
 let pushed = 0;
-/** Fills what the isolate keeps parsed (a million characters) with texts of its own: every message kept before is pushed out. */
+/** Fills what the isolate keeps parsed with texts of its own, each as long as it keeps: every message kept before is pushed out. */
 function pushOutParsed(): void {
-  for (let index = 0; index < 17; index++) parsedOnce(`${pushed++}`.padEnd(60_000, ' '), () => ({ role: 'user', content: '' }));
+  const length = PARSED_CHARS / 16;
+  for (let index = 0; index <= 16; index++) parsedOnce(`${pushed++}`.padEnd(length, ' '), () => ({ role: 'user', content: '' }));
 }
 
 it('a woken session’s turn reads its history back: its cost against stored messages', async () => {

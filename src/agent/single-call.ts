@@ -8,7 +8,7 @@ import type { HistoryMessage } from '../api/content';
 import type { ModelHandle, ToolSpec } from '../providers/types';
 import { emptyUsage } from '../providers/vocabulary';
 import type { Emit } from './events';
-import { toolCallIds } from './history';
+import { callIdsOf } from './history';
 import { callModel } from './model-call';
 import type { RetryPolicy } from './retry-policy';
 
@@ -36,7 +36,7 @@ export async function runSingleCall(call: SingleCall, emit: Emit): Promise<void>
       newId: call.newId,
       now: call.now,
       step: 1,
-      usedToolCallIds: new Set(call.messages.flatMap((message) => (message.role === 'assistant' ? toolCallIds(message) : []))),
+      usedToolCallIds: callIdsOf(call.messages),
       retry: call.retry,
       estimatedInputTokens: 0,
       // The caller runs every tool it offers.

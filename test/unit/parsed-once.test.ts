@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';
-import { parsedOnce } from '../../src/session/store/history-cache';
+import { PARSED_CHARS, parsedOnce } from '../../src/session/store/history-cache';
 
 /** A parse that counts its calls: the message is the text, as a user's. */
 function counting() {
@@ -44,17 +44,17 @@ describe('parsedOnce', () => {
 
   it('parses a text longer than a sixteenth of its bound at every read', () => {
     const parse = counting();
-    const long = 'l'.repeat(70_000);
+    const long = 'l'.repeat(PARSED_CHARS / 16 + 1);
     const first = parsedOnce(long, parse);
     expect(Object.isFrozen(first)).toBe(true);
     expect(parsedOnce(long, parse)).not.toBe(first);
     expect(parse.calls).toBe(2);
   });
 
-  it('forgets the least recently read text first once a million characters are kept', () => {
+  it('forgets the least recently read text first once its bound is reached', () => {
     const parse = counting();
-    // Twenty texts of 50,000 characters fill the bound (and push out whatever was kept before).
-    const texts = Array.from({ length: 21 }, (_, index) => `${String(index).padStart(2, '0')}`.padEnd(50_000, '.'));
+    // Twenty texts of a twentieth of the bound fill it (and push out whatever was kept before).
+    const texts = Array.from({ length: 21 }, (_, index) => `${String(index).padStart(2, '0')}`.padEnd(PARSED_CHARS / 20, '.'));
     const made = texts.slice(0, 20).map((text) => parsedOnce(text, parse));
     expect(parse.calls).toBe(20);
     expect(texts.slice(0, 20).map((text) => parsedOnce(text, parse))).toEqual(made);

@@ -44,7 +44,7 @@ export function keepLoaded(loaded: LoadedHistory, seq: number, message: HistoryM
  * text, and what was made of it, beside the histories its objects keep while they live. A longer
  * message than a sixteenth of it is parsed each time.
  */
-const PARSED_CHARS = 1_000_000;
+export const PARSED_CHARS = 1_000_000;
 
 /** The messages `parsedOnce` made, by their stored JSON, oldest first; and their texts' length. */
 const parsedByText = new Map<string, HistoryMessage>();

@@ -75,11 +75,16 @@ export async function postTurn(runtime, sessionId, body, status = 200, query = '
 
 /**
  * A fresh runtime with the bundle (`bundleOf`'s, with its Durable Object classes by binding,
- * `objects`) and `bindings`; `options` adds Miniflare's own (an `inspectorPort`).
+ * `objects`) and `bindings`; `front`, a module in front of the bundle (it imports `./index.js`, and is
+ * the Worker and the objects' classes the runtime sees); `options` adds Miniflare's own (an
+ * `inspectorPort`).
  */
-export function freshRuntime(bundle, bindings, options = {}) {
+export function freshRuntime(bundle, bindings, { front, ...options } = {}) {
   return new Miniflare({
-    modules: [{ type: 'ESModule', path: '/bundle/index.js', contents: bundle.code }],
+    modules: [
+      ...(front ? [{ type: 'ESModule', path: '/bundle/front.js', contents: front }] : []),
+      { type: 'ESModule', path: '/bundle/index.js', contents: bundle.code },
+    ],
     modulesRoot: '/',
     compatibilityDate: '2026-04-20',
     compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],

@@ -112,6 +112,21 @@ export function childRuntimeCpuMs() {
   return runtimesCpuNs(pids) / 1e6;
 }
 
+/** `work`'s wall clock and the CPU of the runtimes this script started, `[wall ms, CPU ms]`. */
+export async function wallAndCpu(work) {
+  const cpu = childRuntimeCpuMs();
+  const started = performance.now();
+  await work();
+  return [performance.now() - started, childRuntimeCpuMs() - cpu];
+}
+
+/** `wallAndCpu` rows, told as their medians. */
+export const wallAndCpuMedians = (rows) => `${round(median(rows.map(([wall]) => wall)))} ms wall, ${round(median(rows.map(([, cpu]) => cpu)))} ms CPU`;
+
+/** The medians of the paired differences of two builds' `wallAndCpu` rows, taken in the same runs: `; paired …`, or nothing without `before`. */
+export const wallAndCpuPaired = (after, before) =>
+  before ? `; paired ${round(median(after.map(([wall], i) => wall - before[i][0])))} ms wall, ${round(median(after.map(([, cpu], i) => cpu - before[i][1])))} ms CPU` : '';
+
 /** The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used so far, by `<name> <pid>`. */
 export function groupCpuNs(group) {
   const byProcess = {};

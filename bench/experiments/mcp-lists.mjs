@@ -13,7 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { bundleOf, freshRuntime, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
-import { childRuntimeCpuMs, median, round } from '../measure.mjs';
+import { wallAndCpu, wallAndCpuMedians, wallAndCpuPaired } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const DELAY_MS = Number(process.env.DELAY_MS ?? 20);
@@ -67,10 +67,7 @@ for (const build of builds) {
 for (let index = 0; index < SESSIONS; index += 1) {
   for (const build of index % 2 === 0 ? builds : [...builds].reverse()) {
     const lists = mcp.counts.lists;
-    const cpu = childRuntimeCpuMs();
-    const started = performance.now();
-    await postTurn(build.runtime, `mcp-${index}`, STAND_IN_TURN);
-    build.rows.push([performance.now() - started, childRuntimeCpuMs() - cpu]);
+    build.rows.push(await wallAndCpu(() => postTurn(build.runtime, `mcp-${index}`, STAND_IN_TURN)));
     build.lists += mcp.counts.lists - lists;
   }
 }
@@ -78,7 +75,6 @@ for (const { runtime } of builds) await runtime.dispose();
 await mcp.close();
 await upstream.close();
 
-const line = builds.map(({ name, rows, lists }) => `${name} ${round(median(rows.map(([wall]) => wall)))} ms wall, ${round(median(rows.map(([, cpu]) => cpu)))} ms CPU, ${lists} lists`).join('; ');
+const line = builds.map(({ name, rows, lists }) => `${name} ${wallAndCpuMedians(rows)}, ${lists} lists`).join('; ');
 const [after, before] = builds.map(({ rows }) => rows);
-const paired = before ? `; paired ${round(median(after.map(([wall], i) => wall - before[i][0])))} ms wall, ${round(median(after.map(([, cpu], i) => cpu - before[i][1])))} ms CPU` : '';
-console.log(`a new session's first turn, two MCP servers of ${TOOLS} tools answering in ${DELAY_MS} ms: ${line}${paired} (${SESSIONS} sessions each)`);
+console.log(`a new session's first turn, two MCP servers of ${TOOLS} tools answering in ${DELAY_MS} ms: ${line}${wallAndCpuPaired(after, before)} (${SESSIONS} sessions each)`);

@@ -14,9 +14,8 @@
 // memory, and a bare object's call kept in memory and woken (one SQLite table, its alarm read as it
 // wakes, as ours is): the platform's own cost of a wake.
 import { join, resolve } from 'node:path';
-import { Miniflare } from 'miniflare';
-import { bundleOf, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
-import { childRuntimeCpuMs, median, round } from '../measure.mjs';
+import { bundleOf, freshRuntime, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
+import { wallAndCpu, wallAndCpuMedians, wallAndCpuPaired } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const SIZES = (process.env.SIZES ?? '5,500,1500').split(',').map(Number);
@@ -60,22 +59,8 @@ export default {
 };`;
 
 function runtimeOf(root) {
-  const bundle = bundleOf({ config: join(root, 'wrangler.toml') }, root);
-  return new Miniflare({
-    modules: [
-      { type: 'ESModule', path: '/bundle/front.js', contents: FRONT },
-      { type: 'ESModule', path: '/bundle/index.js', contents: bundle.code },
-    ],
-    modulesRoot: '/',
-    compatibilityDate: '2026-04-20',
-    compatibilityFlags: ['nodejs_compat', 'enable_request_signal'],
-    durableObjects: {
-      SESSIONS: { className: 'SessionObject', useSQLite: true },
-      USERS: { className: 'UserObject', useSQLite: true },
-      BARE: { className: 'Bare', useSQLite: true },
-    },
-    bindings: serviceVars(upstream.url, 20_000),
-  });
+  const bundle = { objects: { SESSIONS: 'SessionObject', USERS: 'UserObject', BARE: 'Bare' }, ...bundleOf({ config: join(root, 'wrangler.toml') }, root) };
+  return freshRuntime(bundle, serviceVars(upstream.url, 20_000), { front: FRONT });
 }
 
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -85,13 +70,6 @@ for (const { runtime } of builds) {
   for (const size of SIZES) for (let turn = 0; turn < size; turn += 1) await postTurn(runtime, `woken-${size}`, STAND_IN_TURN);
 }
 
-/** `[wall ms, CPU ms]` of `work`, in the runtimes this script started. */
-async function timed(work) {
-  const cpu = childRuntimeCpuMs();
-  const started = performance.now();
-  await work();
-  return [performance.now() - started, childRuntimeCpuMs() - cpu];
-}
 const get = async (runtime, path) => void (await (await runtime.dispatchFetch(`http://localhost${path}`)).arrayBuffer());
 const evict = async (runtime, sessionId) => {
   await get(runtime, `/__evict/${sessionId}`);
@@ -105,7 +83,7 @@ for (let round_ = 0; round_ < ROUNDS; round_ += 1) {
     for (const { name, runtime } of round_ % 2 === 0 ? builds : [...builds].reverse()) {
       const sessionId = `woken-${size}`;
       await evict(runtime, sessionId);
-      results.get(name).get(size).push(await timed(() => postTurn(runtime, sessionId, STAND_IN_TURN)));
+      results.get(name).get(size).push(await wallAndCpu(() => postTurn(runtime, sessionId, STAND_IN_TURN)));
       await pause(20);
     }
   }
@@ -117,7 +95,7 @@ for (let round_ = 0; process.env.SPLIT === '1' && round_ < ROUNDS; round_ += 1) 
   for (const { name, runtime } of round_ % 2 === 0 ? builds : [...builds].reverse()) {
     const sessionId = `woken-${SIZES[0]}`;
     const step = async (label, work) => {
-      split.get(name).get(label).push(await timed(work));
+      split.get(name).get(label).push(await wallAndCpu(work));
       await pause(20);
     };
     await step('get kept', () => get(runtime, `/sessions/${sessionId}`));
@@ -134,15 +112,13 @@ for (let round_ = 0; process.env.SPLIT === '1' && round_ < ROUNDS; round_ += 1) 
 for (const { runtime } of builds) await runtime.dispose();
 await upstream.close();
 
-const medians = (rows) => `${round(median(rows.map(([wall]) => wall)))} ms wall, ${round(median(rows.map(([, cpu]) => cpu)))} ms CPU`;
 for (const { name } of process.env.SPLIT === '1' ? builds : []) {
   console.log(`${name}, a session of ${SIZES[0]} turns and more, split (${ROUNDS} rounds):`);
-  for (const step of STEPS) console.log(`  ${step}: ${medians(split.get(name).get(step))}`);
+  for (const step of STEPS) console.log(`  ${step}: ${wallAndCpuMedians(split.get(name).get(step))}`);
 }
 
 for (const size of SIZES) {
-  const line = builds.map(({ name }) => `${name} ${medians(results.get(name).get(size))}`).join('; ');
+  const line = builds.map(({ name }) => `${name} ${wallAndCpuMedians(results.get(name).get(size))}`).join('; ');
   const [after, before] = builds.map(({ name }) => results.get(name).get(size));
-  const paired = before ? `; paired ${round(median(after.map(([wall], i) => wall - before[i][0])))} ms wall, ${round(median(after.map(([, cpu], i) => cpu - before[i][1])))} ms CPU` : '';
-  console.log(`a session of ${size} turns, woken: ${line}${paired} (${ROUNDS} rounds)`);
+  console.log(`a session of ${size} turns, woken: ${line}${wallAndCpuPaired(after, before)} (${ROUNDS} rounds)`);
 }

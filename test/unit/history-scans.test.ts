@@ -8,14 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HistoryMessage } from '../../src/api/content';
 import { estimateTokens, estimateMessageTokens } from '../../src/agent/context/token-estimate';
 import { usedToolCallIds } from '../../src/agent/history';
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
+import { deepFreeze } from '../../src/session/store/history-cache';
 
 const history = (): HistoryMessage[] => [
   { role: 'user', content: 'what time is it in Paris and in Tokyo?' },

@@ -80,7 +80,7 @@ export function parsedOnce(text: string, parse: (text: string) => HistoryMessage
 }
 
 /** Kept messages are shared by every later turn: frozen, so that none can change another's. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -32,7 +32,12 @@ export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/
  * (`refused`: a turn without messages, a 400 before any object; `plain`: a plain turn request, checked
  * and then refused for its model, a 400 before any object, as a Worker isolate's first turn would
  * be checked; `socket`: a chat socket's upgrade, refused for its subprotocol once its route is
- * loaded). `bundle.ours`: this service (its settings, its tools by default), where the least a turn
+ * loaded; `object` and `object-zod`: the two turns of `model`, after a first request the Worker
+ * refuses, so that the first turn's figure is mostly its object's, as in a deployment whose objects
+ * run in isolates of their own: `object` after a plain request, which loads no zod; `object-zod`
+ * after a turn without messages, whose refusal loads zod and makes the turn request's schemas, so
+ * that the difference between the two is what zod's first use costs an object's first turn).
+ * `bundle.ours`: this service (its settings, its tools by default), where the least a turn
  * does is asked for them (`?tools`).
  */
 export async function coldIsolate(bundle, run, mode, upstream) {
@@ -55,8 +60,10 @@ export async function coldIsolate(bundle, run, mode, upstream) {
     result.refusedMs = childRuntimeCpuMs() - ready;
   }
   else if (mode) {
+    const warmed = WORKER_FIRST[mode];
+    const from = warmed ? await post(`cold-${run}-w`, warmed, 400) : ready;
     const first = await turn(`cold-${run}-a`);
-    result.firstTurnMs = first - ready;
+    result.firstTurnMs = first - from;
     result.laterTurnMs = (await turn(`cold-${run}-b`)) - first;
   }
   await runtime.dispose();
@@ -65,6 +72,12 @@ export async function coldIsolate(bundle, run, mode, upstream) {
 
 /** A streamed turn with the stand-in model (`bench/upstream.mjs`), as the cold measurements send it. */
 export const STAND_IN_TURN = { stream: 'delta', model: 'openai:deltas-5', messages: [{ role: 'user', content: 'hello' }] };
+
+/** The request a mode's Worker refuses before its first turn (`coldIsolate`). */
+export const WORKER_FIRST = {
+  object: { ...STAND_IN_TURN, model: 'nope:none' },
+  'object-zod': { ...STAND_IN_TURN, messages: [] },
+};
 
 /** A turn request to a runtime's Worker (`query` after its path), read to its end; throws unless answered `status`. */
 export async function postTurn(runtime, sessionId, body, status = 200, query = '') {

@@ -7,7 +7,9 @@
 // turn after it (what the startup's work became, now that each part loads on first use); for ours
 // with the demo model, and, beside the least a turn does (bench/systems/minimal-turn.js, offering
 // the tools), with the benchmarks' stand-in model, and for a first request its Worker refuses alone
-// (a 400: what a Worker isolate that no object shares pays). Prints one `BENCH {json}` line.
+// (a 400: what a Worker isolate that no object shares pays); and for ours the first turn once its
+// Worker has refused a plain request, which is then mostly its session object's, as in a
+// deployment whose objects run in isolates of their own. Prints one `BENCH {json}` line.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +73,7 @@ const upstream = await startBenchUpstream();
 const coldKinds = [
   { name: 'ours, the demo model', system: 'ours', mode: 'demo' },
   { name: 'ours, the stand-in model', system: 'ours', mode: 'model' },
+  { name: "ours, the stand-in model, the session object's first turn (its Worker's part loaded first)", system: 'ours', mode: 'object' },
   { name: 'the least a turn does, the stand-in model', system: 'the least a turn does', mode: 'model' },
   { name: 'ours, a request its Worker refuses', system: 'ours', mode: 'refused' },
   { name: 'ours, a plain turn its Worker refuses for its model', system: 'ours', mode: 'plain' },

@@ -6,7 +6,8 @@
 // refuses for its model, as a Worker isolate's first turn is checked; `socket`: a chat socket's upgrade
 // its Worker refuses for its subprotocol, once its route is loaded; `model`: a first turn with the
 // stand-in model and a later new session's turn; `object`: the same once its Worker refused a plain
-// request, the first turn then mostly its object's; `demo`: the same with the demo model). Prints each
+// request, the first turn then mostly its object's; `object-zod`: the same once its Worker refused a
+// turn without messages, which loads zod; `demo`: the same with the demo model). Prints each
 // build's medians and the median of the paired differences (this checkout less `BEFORE`), which a
 // run's drift moves far less than either median. `RUNS` (default 30) runs of each mode.
 import { join, resolve } from 'node:path';
@@ -23,7 +24,7 @@ const bundles = Object.entries(roots).map(([name, root]) => ({ name, ours: true,
 for (const bundle of bundles) console.log(`${bundle.name}: ${round(bundle.gzipBytes / 1024, 1)} KiB gzip`);
 
 const upstream = await startBenchUpstream();
-const keys = { refused: ['readyMs', 'refusedMs'], plain: ['readyMs', 'refusedMs'], socket: ['readyMs', 'refusedMs'], model: ['readyMs', 'firstTurnMs', 'laterTurnMs'], object: ['firstTurnMs', 'laterTurnMs'], demo: ['readyMs', 'firstTurnMs', 'laterTurnMs'] };
+const keys = { refused: ['readyMs', 'refusedMs'], plain: ['readyMs', 'refusedMs'], socket: ['readyMs', 'refusedMs'], model: ['readyMs', 'firstTurnMs', 'laterTurnMs'], object: ['firstTurnMs', 'laterTurnMs'], 'object-zod': ['firstTurnMs', 'laterTurnMs'], demo: ['readyMs', 'firstTurnMs', 'laterTurnMs'] };
 for (const mode of MODES) {
   const results = new Map(bundles.map((bundle) => [bundle.name, []]));
   for (let run = 0; run < RUNS; run += 1) {

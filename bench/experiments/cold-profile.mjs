@@ -92,7 +92,10 @@ for (let run = 0; run < RUNS; run += 1) {
       file = source.includes('node_modules/') ? source.slice(source.lastIndexOf('node_modules/')) : source.includes('src/') ? source.slice(source.indexOf('src/')) : source;
       name = `${entry.name ?? name} ${file}:${(entry.originalLine ?? 0) + 1}`;
     }
-    if (file.startsWith('node_modules/zod/')) zodBy.set(askedBy(nodes.get(id)), (zodBy.get(askedBy(nodes.get(id))) ?? 0) + micros);
+    if (file.startsWith('node_modules/zod/')) {
+      const asker = askedBy(nodes.get(id));
+      zodBy.set(asker, (zodBy.get(asker) ?? 0) + micros);
+    }
     byFile.set(file, (byFile.get(file) ?? 0) + micros);
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
   });

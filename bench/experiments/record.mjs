@@ -4,9 +4,9 @@
 // ours, the three ratios issue 24 sets targets for, for ours, for the least a turn does, for the
 // least served as ours is (where the run measured it), ours over that least, and for the floors
 // below any design that keeps its turns (one row stored before the model request; the answer read
-// and nothing kept); then how many runs met each target. One run's ratios move by up to a quarter with nothing changed
-// (bench/PROFILE.md), so whether a target is within a design's reach is read from all runs, not from
-// one. Reads git only; needs the clone's history.
+// and nothing kept); then how many runs met each target. One run's ratios move by up to a quarter
+// with nothing changed (bench/PROFILE.md), so whether a target is within a design's reach is read
+// from all runs, not from one. Reads git only; needs the clone's history.
 import { execFileSync } from 'node:child_process';
 
 const FILE = 'bench/RESULTS.md';

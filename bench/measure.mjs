@@ -123,9 +123,15 @@ export async function wallAndCpu(work) {
 /** `wallAndCpu` rows, told as their medians. */
 export const wallAndCpuMedians = (rows) => `${round(median(rows.map(([wall]) => wall)))} ms wall, ${round(median(rows.map(([, cpu]) => cpu)))} ms CPU`;
 
+/** The median of the differences of two series taken in the same runs, run by run (`after` less `before`): far steadier than either median. */
+export const pairedMedian = (after, before) => median(after.map((value, run) => value - before[run]));
+
 /** The medians of the paired differences of two builds' `wallAndCpu` rows, taken in the same runs: `; paired …`, or nothing without `before`. */
-export const wallAndCpuPaired = (after, before) =>
-  before ? `; paired ${round(median(after.map(([wall], i) => wall - before[i][0])))} ms wall, ${round(median(after.map(([, cpu], i) => cpu - before[i][1])))} ms CPU` : '';
+export const wallAndCpuPaired = (after, before) => {
+  if (!before) return '';
+  const column = (rows, at) => rows.map((row) => row[at]);
+  return `; paired ${round(pairedMedian(column(after, 0), column(before, 0)))} ms wall, ${round(pairedMedian(column(after, 1), column(before, 1)))} ms CPU`;
+};
 
 /** The CPU (ns) each process of a process group (a dev server's: `startDevServer`'s `group`) has used so far, by `<name> <pid>`. */
 export function groupCpuNs(group) {

@@ -12,7 +12,7 @@
 // run's drift moves far less than either median. `RUNS` (default 30) runs of each mode.
 import { join, resolve } from 'node:path';
 import { bundleOf, coldIsolate } from '../cold-isolate.mjs';
-import { median, round } from '../measure.mjs';
+import { median, pairedMedian, round } from '../measure.mjs';
 import { startBenchUpstream } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 30);
@@ -32,8 +32,7 @@ for (const mode of MODES) {
   }
   for (const key of keys[mode]) {
     const [after, before] = bundles.map((bundle) => results.get(bundle.name).map((result) => result[key]));
-    const paired = after.map((value, run) => value - before[run]);
-    console.log(`${mode} ${key}: ours ${round(median(after), 2)} ms, before ${round(median(before), 2)} ms, paired ${round(median(paired), 2)} ms (${RUNS} runs)`);
+    console.log(`${mode} ${key}: ours ${round(median(after), 2)} ms, before ${round(median(before), 2)} ms, paired ${round(pairedMedian(after, before), 2)} ms (${RUNS} runs)`);
   }
 }
 await upstream.close();

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bundleOf, freshRuntime, postTurn, STAND_IN_TURN } from '../cold-isolate.mjs';
-import { childRuntimeCpuMs, median, round } from '../measure.mjs';
+import { childRuntimeCpuMs, median, pairedMedian, round } from '../measure.mjs';
 import { serviceVars, startBenchUpstream } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 20);
@@ -66,7 +66,7 @@ for (let index = 0; index < RUNS; index += 1) {
 for (const key of ['readyMs', 'resumedFirstMs', 'resumedNextMs', 'newFirstMs']) {
   const line = bundles.map((bundle) => `${bundle.name} ${round(median(results.get(bundle.name).map((result) => result[key])), 2)} ms`).join(', ');
   const [after, before] = bundles.map((bundle) => results.get(bundle.name).map((result) => result[key]));
-  const paired = before ? `, paired ${round(median(after.map((value, i) => value - before[i])), 2)} ms` : '';
+  const paired = before ? `, paired ${round(pairedMedian(after, before), 2)} ms` : '';
   console.log(`${key}: ${line}${paired} (${RUNS} runs, ${TURNS} turns before)`);
 }
 await upstream.close();

@@ -7,7 +7,7 @@
 // use costs an object's first turn. `RUNS` (default 20) runs of each, alternating; CPU from /proc.
 import { join, resolve } from 'node:path';
 import { bundleOf, coldIsolate } from '../cold-isolate.mjs';
-import { median, round } from '../measure.mjs';
+import { median, pairedMedian, round } from '../measure.mjs';
 import { startBenchUpstream } from '../upstream.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 20);
@@ -25,4 +25,4 @@ for (const mode of modes) {
   console.log(`${mode}: first turn ${round(median(rows.map((row) => row.firstTurnMs)))} ms, a later new session's turn ${round(median(rows.map((row) => row.laterTurnMs)))} ms (${RUNS} runs)`);
 }
 const [plain, zod] = modes.map((mode) => results.get(mode).map((row) => row.firstTurnMs));
-console.log(`zod's first use, paired (object less object-zod): ${round(median(plain.map((value, run) => value - zod[run])))} ms`);
+console.log(`zod's first use, paired (object less object-zod): ${round(pairedMedian(plain, zod))} ms`);

@@ -25,36 +25,36 @@ function parseJson(value: unknown): unknown {
   }
 }
 
-const JSON_SCHEMAS: { [Of in keyof JsonValues]: () => z.ZodType<JsonValues[Of], unknown> } = {
+const JSON_SCHEMAS: { [Of in keyof JsonValues]: () => z.ZodMiniType<JsonValues[Of], unknown> } = {
   mcpServers: mcpServersSchema,
   prices: pricesSchema,
   toolVisibility: () =>
     z.record(
       z.string(),
-      z.strictObject({ show_name: z.boolean().optional(), show_arguments: z.boolean().optional(), show_result: z.boolean().optional() }),
+      z.strictObject({ show_name: z.optional(z.boolean()), show_arguments: z.optional(z.boolean()), show_result: z.optional(z.boolean()) }),
       { error: 'write a JSON object: {"tool": {"show_name": bool, "show_arguments": bool, "show_result": bool}}' },
     ),
 };
 
 /** A reading's zod check: what a variable of it takes, and what it is read as. */
-export function checkOf(reading: Reading): z.ZodType {
+export function checkOf(reading: Reading): z.ZodMiniType {
   switch (reading.kind) {
     case 'text':
-      return reading.nonEmpty ? z.string().min(1) : z.string();
+      return reading.nonEmpty ? z.string().check(z.minLength(1)) : z.string();
     case 'pattern': {
       const message = reading.message === undefined ? {} : { message: reading.message };
-      return (reading.trim ? z.string().trim() : z.string()).regex(reading.pattern, message);
+      return (reading.trim ? z.string().check(z.trim()) : z.string()).check(z.regex(reading.pattern, message));
     }
     case 'count':
-      return z.coerce.number().int().min(reading.min).max(reading.max);
+      return z.coerce.number().check(z.int(), z.gte(reading.min), z.lte(reading.max));
     case 'number':
-      return z.coerce.number().min(reading.min).max(reading.max);
+      return z.coerce.number().check(z.gte(reading.min), z.lte(reading.max));
     case 'url':
       return reading.web === undefined ? z.url() : z.url({ protocol: /^https?$/, message: reading.web });
     case 'choice':
       return z.enum(reading.options as [string, ...string[]]);
     case 'json':
-      return z.preprocess(parseJson, JSON_SCHEMAS[reading.of]());
+      return z.pipe(z.transform(parseJson), JSON_SCHEMAS[reading.of]());
   }
 }
 

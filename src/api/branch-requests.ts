@@ -5,9 +5,9 @@ import { sessionIdSchema } from './turn-request';
 
 export const forkRequestSchema = z.strictObject({
   /** The new session's id; made up when absent (`409 session_exists` if taken). */
-  sessionId: sessionIdSchema.optional(),
+  sessionId: z.optional(sessionIdSchema),
   /** The last message to copy (the rules of `parentId`); default: the active branch, all of it. */
-  upTo: messageIdSchema.optional(),
+  upTo: z.optional(messageIdSchema),
 });
 
 export type ForkRequest = z.infer<typeof forkRequestSchema>;

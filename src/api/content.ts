@@ -15,7 +15,7 @@ export const textBlockSchema = madeOnce(() => z.strictObject({ type: z.literal('
 /** An image as base64 data with its media type, or by URL (for providers that take images). */
 export const imageBlockSchema = madeOnce(() =>
   z.union([
-    z.strictObject({ type: z.literal('image'), mimeType: z.string().regex(/^image\/[\w.+-]+$/), data: z.string().min(1) }),
+    z.strictObject({ type: z.literal('image'), mimeType: z.string().check(z.regex(/^image\/[\w.+-]+$/)), data: z.string().check(z.minLength(1)) }),
     z.strictObject({ type: z.literal('image'), url: z.url({ protocol: /^https?$/ }) }),
   ]),
 );
@@ -25,24 +25,24 @@ export const thinkingBlockSchema = madeOnce(() =>
   z.strictObject({
     type: z.literal('thinking'),
     thinking: z.string(),
-    signature: z.string().optional(),
-    redacted: z.boolean().optional(),
+    signature: z.optional(z.string()),
+    redacted: z.optional(z.boolean()),
   }),
 );
 
 export const toolUseBlockSchema = madeOnce(() =>
   z.strictObject({
     type: z.literal('tool_use'),
-    toolCallId: z.string().min(1),
-    name: z.string().min(1),
+    toolCallId: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     input: z.record(z.string(), z.unknown()),
     /** The provider's opaque signature of the call (Gemini's thought signature), sent back to it verbatim. */
-    signature: z.string().optional(),
+    signature: z.optional(z.string()),
   }),
 );
 
-export const userContentSchema = madeOnce(() => z.union([z.string(), z.array(z.union([textBlockSchema(), imageBlockSchema()])).min(1)]));
-export const systemContentSchema = madeOnce(() => z.union([z.string(), z.array(textBlockSchema()).min(1)]));
+export const userContentSchema = madeOnce(() => z.union([z.string(), z.array(z.union([textBlockSchema(), imageBlockSchema()])).check(z.minLength(1))]));
+export const systemContentSchema = madeOnce(() => z.union([z.string(), z.array(textBlockSchema()).check(z.minLength(1))]));
 export const toolResultContentSchema = madeOnce(() => z.union([z.string(), z.array(z.union([textBlockSchema(), imageBlockSchema()]))]));
 export const assistantBlockSchema = madeOnce(() => z.discriminatedUnion('type', [thinkingBlockSchema(), textBlockSchema(), toolUseBlockSchema()]));
 export const assistantContentSchema = madeOnce(() => z.union([z.string(), z.array(assistantBlockSchema())]));
@@ -53,9 +53,9 @@ export const assistantMessageSchema = madeOnce(() => z.strictObject({ role: z.li
 export const toolMessageSchema = madeOnce(() =>
   z.strictObject({
     role: z.literal('tool'),
-    toolCallId: z.string().min(1),
+    toolCallId: z.string().check(z.minLength(1)),
     content: toolResultContentSchema(),
-    isError: z.boolean().optional(),
+    isError: z.optional(z.boolean()),
   }),
 );
 

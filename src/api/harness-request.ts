@@ -11,34 +11,36 @@ import { clientToolSchema, ifBusySchema, sessionIdSchema } from './turn-request'
 
 /** A result the client ran, as the protocol's `ToolResultBlock` (`metadata` and `state` optional here). */
 const toolResultInputSchema = z.strictObject({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   output: z.array(harnessContentBlockSchema),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  state: toolStateSchema.optional(),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+  state: z.optional(toolStateSchema),
 });
 
 export const harnessRequestSchema = z
   .object({
-    sessionId: z.string().min(1, { message: 'sessionId must not be empty.' }).pipe(sessionIdSchema),
-    userId: z.string().min(1, { message: 'userId must not be empty.' }).max(256),
-    input: z.string().max(LIMITS.textChars, { message: `input is at most ${LIMITS.textChars} characters.` }).optional(),
-    chatModel: z
-      .object({
-        name: z.string().min(1).optional(),
-        stream: z.boolean().optional(),
-        temperature: z.number().min(0).max(2).optional(),
-      })
-      .optional(),
-    confirmResults: z.array(confirmResultSchema).max(LIMITS.messagesPerRequest).optional(),
-    toolResults: z.array(toolResultInputSchema).max(LIMITS.messagesPerRequest).optional(),
-    tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
+    sessionId: z.pipe(z.string().check(z.minLength(1, { message: 'sessionId must not be empty.' })), sessionIdSchema),
+    userId: z.string().check(z.minLength(1, { message: 'userId must not be empty.' }), z.maxLength(256)),
+    input: z.optional(z.string().check(z.maxLength(LIMITS.textChars, { message: `input is at most ${LIMITS.textChars} characters.` }))),
+    chatModel: z.optional(
+      z.object({
+        name: z.optional(z.string().check(z.minLength(1))),
+        stream: z.optional(z.boolean()),
+        temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),
+      }),
+    ),
+    confirmResults: z.optional(z.array(confirmResultSchema).check(z.maxLength(LIMITS.messagesPerRequest))),
+    toolResults: z.optional(z.array(toolResultInputSchema).check(z.maxLength(LIMITS.messagesPerRequest))),
+    tools: z.optional(z.array(clientToolSchema()).check(z.maxLength(LIMITS.toolsPerRequest))),
     /** While another run is busy on the session: as the turns API's `ifBusy` (a steered `input` shows as HINT_BLOCK). */
-    ifBusy: ifBusySchema.optional(),
+    ifBusy: z.optional(ifBusySchema),
   })
-  .refine((body) => (body.input ?? '').trim() !== '' || (body.confirmResults?.length ?? 0) > 0 || (body.toolResults?.length ?? 0) > 0, {
-    message: 'input must not be empty (unless the request brings confirmResults or toolResults).',
-    path: ['input'],
-  });
+  .check(
+    z.refine((body) => (body.input ?? '').trim() !== '' || (body.confirmResults?.length ?? 0) > 0 || (body.toolResults?.length ?? 0) > 0, {
+      message: 'input must not be empty (unless the request brings confirmResults or toolResults).',
+      path: ['input'],
+    }),
+  );
 
 export type HarnessRequest = z.infer<typeof harnessRequestSchema>;

@@ -8,20 +8,20 @@ import * as z from '../lib/zod';
 /** JSON-RPC's error codes, and -32000, which MCP's HTTP transport uses for its own refusals. */
 export const RPC_ERRORS = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603, transport: -32000 } as const;
 
-export const rpcIdSchema = z.union([z.string(), z.number().int()]);
+export const rpcIdSchema = z.union([z.string(), z.int()]);
 const params = z.record(z.string(), z.unknown());
 
-export const rpcRequestSchema = z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema, method: z.string(), params: params.optional() });
+export const rpcRequestSchema = z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema, method: z.string(), params: z.optional(params) });
 /**
  * A notification has no `id` member at all. A message with a method and an id that is not a valid
  * one (null, an object, a fraction) is a bad request, not a notification: taken as one, it would go
  * unanswered, and its sender would wait for an answer that never comes.
  */
-export const rpcNotificationSchema = z.object({ jsonrpc: z.literal('2.0'), id: z.never().optional(), method: z.string(), params: params.optional() });
-const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+export const rpcNotificationSchema = z.object({ jsonrpc: z.literal('2.0'), id: z.optional(z.never()), method: z.string(), params: z.optional(params) });
+const rpcErrorSchema = z.object({ code: z.int(), message: z.string(), data: z.optional(z.unknown()) });
 export const rpcResponseSchema = z.union([
   z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema, result: params }),
-  z.object({ jsonrpc: z.literal('2.0'), id: rpcIdSchema.nullable(), error: rpcErrorSchema }),
+  z.object({ jsonrpc: z.literal('2.0'), id: z.nullable(rpcIdSchema), error: rpcErrorSchema }),
 ]);
 /** Any one message; a request is told from a notification by its `id`, from a response by its `method`. */
 export const rpcMessageSchema = z.union([rpcRequestSchema, rpcNotificationSchema, rpcResponseSchema]);

@@ -23,30 +23,30 @@ export const discoverResultSchema = z.object({ supportedVersions: z.array(z.stri
 export const listToolsResultSchema = z.object({
   tools: z.array(
     z.object({
-      name: z.string().min(1),
-      title: z.string().nullish(),
-      description: z.string().nullish(),
+      name: z.string().check(z.minLength(1)),
+      title: z.nullish(z.string()),
+      description: z.nullish(z.string()),
       inputSchema: z.looseObject({ type: z.literal('object') }),
     }),
   ),
   // `null` is not MCP's, but servers send it for "no more", as for a title or description they lack.
-  nextCursor: z.string().nullish(),
+  nextCursor: z.nullish(z.string()),
   /** The 2026-07-28 revision's caching hint: how long the list may be kept (a bad one is none). */
-  ttlMs: z.number().int().nonnegative().optional().catch(undefined),
+  ttlMs: z.catch(z.optional(z.int().check(z.nonnegative())), undefined),
 });
 
 /** `tools/call`'s answer: its content (each block read by `mcp-result.ts`), structured content, and whether it failed. */
 export const callToolResultSchema = z.object({
-  content: z.array(z.unknown()).nullish(),
-  structuredContent: z.unknown().optional(),
-  isError: z.boolean().nullish(),
+  content: z.nullish(z.array(z.unknown())),
+  structuredContent: z.optional(z.unknown()),
+  isError: z.nullish(z.boolean()),
 });
 
 /** `tools/call`'s parameters, as an assistant sends them; `_meta.progressToken` asks for progress notifications. */
 export const callToolParamsSchema = z.object({
   name: z.string(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  _meta: z.looseObject({ progressToken: rpcIdSchema.optional() }).optional(),
+  arguments: z.optional(z.record(z.string(), z.unknown())),
+  _meta: z.optional(z.looseObject({ progressToken: z.optional(rpcIdSchema) })),
 });
 
 export type ListToolsResult = z.infer<typeof listToolsResultSchema>;

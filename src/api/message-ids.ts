@@ -4,7 +4,7 @@
  */
 import * as z from '../lib/zod';
 
-export const messageIdSchema = z.string().regex(/^msg_[1-9][0-9]{0,14}$/, { message: 'A message id is one the session gave ("msg_" and digits).' });
+export const messageIdSchema = z.string().check(z.regex(/^msg_[1-9][0-9]{0,14}$/, { message: 'A message id is one the session gave ("msg_" and digits).' }));
 
 export function messageId(seq: number): string {
   return `msg_${seq}`;

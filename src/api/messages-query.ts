@@ -8,9 +8,9 @@ import { numberCursor, pageLimit } from './paging';
 export const messagesQuerySchema = madeOnce(() =>
   z.strictObject({
     limit: pageLimit(500, 100),
-    cursor: numberCursor().optional(),
+    cursor: z.optional(numberCursor()),
     /** The branch that ends at this message (default: the active one). */
-    leaf: messageIdSchema.optional(),
+    leaf: z.optional(messageIdSchema),
   }),
 );
 

@@ -8,21 +8,21 @@ import type { AssistantBlock, HistoryMessage, ImageBlock, TextBlock } from './co
 import { LIMITS } from './limits';
 import { toolNameSchema } from './turn-request';
 
-const text = z.string().max(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` });
+const text = z.string().check(z.maxLength(LIMITS.textChars, { message: `Texts are at most ${LIMITS.textChars} characters.` }));
 const textContent = z.object({ type: z.literal('text'), text });
-const imageContent = z.object({ type: z.literal('image'), data: z.string().min(1), mimeType: z.string().regex(/^image\/[\w.+-]+$/) });
+const imageContent = z.object({ type: z.literal('image'), data: z.string().check(z.minLength(1)), mimeType: z.string().check(z.regex(/^image\/[\w.+-]+$/)) });
 const thinkingContent = z.object({
   type: z.literal('thinking'),
   thinking: z.string(),
-  thinkingSignature: z.string().optional(),
-  redacted: z.boolean().optional(),
+  thinkingSignature: z.optional(z.string()),
+  redacted: z.optional(z.boolean()),
 });
 const toolCallContent = z.object({
   type: z.literal('toolCall'),
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   arguments: z.record(z.string(), z.unknown()),
-  thoughtSignature: z.string().optional(),
+  thoughtSignature: z.optional(z.string()),
 });
 
 const piMessageSchema = z.discriminatedUnion('role', [
@@ -30,40 +30,38 @@ const piMessageSchema = z.discriminatedUnion('role', [
   z.object({
     role: z.literal('assistant'),
     content: z.array(z.discriminatedUnion('type', [textContent, thinkingContent, toolCallContent])),
-    stopReason: z.string().optional(),
+    stopReason: z.optional(z.string()),
   }),
   z.object({
     role: z.literal('toolResult'),
-    toolCallId: z.string().min(1),
-    toolName: z.string().optional(),
+    toolCallId: z.string().check(z.minLength(1)),
+    toolName: z.optional(z.string()),
     content: z.array(z.union([textContent, imageContent])),
-    isError: z.boolean().optional(),
+    isError: z.optional(z.boolean()),
   }),
 ]);
 
 const piToolSchema = z.object({
   name: toolNameSchema,
-  description: z.string().max(LIMITS.toolDescriptionChars).default(''),
-  parameters: z
-    .record(z.string(), z.unknown())
-    .refine((schema) => JSON.stringify(schema).length <= LIMITS.toolSchemaBytes, {
-      message: `A tool's parameters schema is at most ${LIMITS.toolSchemaBytes} bytes of JSON.`,
-    }),
+  description: z._default(z.string().check(z.maxLength(LIMITS.toolDescriptionChars)), ''),
+  parameters: z.record(z.string(), z.unknown()).check(
+    z.refine((schema) => JSON.stringify(schema).length <= LIMITS.toolSchemaBytes, { message: `A tool's parameters schema is at most ${LIMITS.toolSchemaBytes} bytes of JSON.` }),
+  ),
 });
 
 export const piStreamRequestSchema = z.object({
-  model: z.object({ id: z.string().min(1).max(256), provider: z.string().min(1).max(64) }),
+  model: z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)), provider: z.string().check(z.minLength(1), z.maxLength(64)) }),
   context: z.object({
-    systemPrompt: z.string().max(LIMITS.textChars).optional(),
-    messages: z.array(piMessageSchema).min(1, { message: 'The context has no messages.' }).max(10_000),
-    tools: z.array(piToolSchema).max(LIMITS.toolsPerRequest).optional(),
+    systemPrompt: z.optional(z.string().check(z.maxLength(LIMITS.textChars))),
+    messages: z.array(piMessageSchema).check(z.minLength(1, { message: 'The context has no messages.' }), z.maxLength(10_000)),
+    tools: z.optional(z.array(piToolSchema).check(z.maxLength(LIMITS.toolsPerRequest))),
   }),
-  options: z
-    .object({
-      temperature: z.number().min(0).max(2).optional(),
-      maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-    })
-    .optional(),
+  options: z.optional(
+    z.object({
+      temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),
+      maxTokens: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
+    }),
+  ),
 });
 
 export type PiStreamRequest = z.infer<typeof piStreamRequestSchema>;

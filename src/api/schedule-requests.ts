@@ -17,27 +17,26 @@ export const MAX_SCHEDULES = 16;
 
 /** The request's schema, made by its first use (`madeOnce`): every isolate loads this module, few read a schedule. */
 export const scheduleRequestSchema = madeOnce(() => {
-  const timeZoneSchema = z
-    .string()
-    .max(64)
-    .refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' });
+  const timeZoneSchema = z.string().check(z.maxLength(64), z.refine(isTimeZone, { message: 'not an IANA time zone (e.g. "Europe/Paris", "UTC")' }));
   return z
     .strictObject({
-      messages: z.array(z.discriminatedUnion('role', [userMessageSchema(), systemMessageSchema()])).min(1).max(LIMITS.messagesPerRequest),
-      at: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' }).optional(),
-      cron: z.string().trim().max(120).optional(),
-      timezone: timeZoneSchema.optional(),
-      tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
-      model: modelNameSchema.optional(),
+      messages: z.array(z.discriminatedUnion('role', [userMessageSchema(), systemMessageSchema()])).check(z.minLength(1), z.maxLength(LIMITS.messagesPerRequest)),
+      at: z.optional(z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 time with its offset ("2030-01-01T09:00:00Z" or "…+02:00")' })),
+      cron: z.optional(z.string().check(z.trim(), z.maxLength(120))),
+      timezone: z.optional(timeZoneSchema),
+      tools: z.optional(z.array(clientToolSchema()).check(z.maxLength(LIMITS.toolsPerRequest))),
+      model: z.optional(modelNameSchema),
     })
-    .refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] })
-    .refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] })
-    .superRefine((request, context) => {
-      // (A time zone that is not one is told already; croner's error would repeat it, whole.)
-      if (request.cron === undefined || (request.timezone !== undefined && !isTimeZone(request.timezone))) return;
-      const problem = cronProblem(request.cron, request.timezone);
-      if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
-    });
+    .check(
+      z.refine((request) => (request.at === undefined) !== (request.cron === undefined), { message: 'Give exactly one of "at" (once) and "cron" (again and again).', path: ['at'] }),
+      z.refine((request) => request.timezone === undefined || request.cron !== undefined, { message: 'A time zone goes with a cron ("at" names its own offset).', path: ['timezone'] }),
+      z.superRefine((request, context) => {
+        // (A time zone that is not one is told already; croner's error would repeat it, whole.)
+        if (request.cron === undefined || (request.timezone !== undefined && !isTimeZone(request.timezone))) return;
+        const problem = cronProblem(request.cron, request.timezone);
+        if (problem) context.addIssue({ code: 'custom', message: problem, path: ['cron'] });
+      }),
+    );
 });
 
 export type ScheduleRequest = z.infer<ReturnType<typeof scheduleRequestSchema>>;
@@ -83,16 +82,14 @@ export function scheduleViewSchema() {
   return z.strictObject({
     scheduleId: z.string(),
     messages,
-    at: z.string().optional(),
-    cron: z.string().optional(),
-    timezone: z.string().optional(),
+    at: z.optional(z.string()),
+    cron: z.optional(z.string()),
+    timezone: z.optional(z.string()),
     tools,
     model: z.string(),
     createdAt: z.string(),
-    nextRunAt: z.string().nullable().meta({ description: 'null once a one-shot schedule has run.' }),
-    lastRun: z
-      .strictObject({ turnId: z.string(), status: z.union([turnStatusSchema, z.literal('pruned')]), stopReason: z.string().optional() })
-      .optional(),
+    nextRunAt: z.withMeta(z.nullable(z.string()), { description: 'null once a one-shot schedule has run.' }),
+    lastRun: z.optional(z.strictObject({ turnId: z.string(), status: z.union([turnStatusSchema, z.literal('pruned')]), stopReason: z.optional(z.string()) })),
   });
 }
 export type ScheduleView = z.infer<ReturnType<typeof scheduleViewSchema>>;

@@ -10,10 +10,10 @@ import * as z from '../lib/zod';
 /** What a session's entry and its view both say. */
 export const sharedSessionFields = madeOnce(() => ({
   sessionId: z.string(),
-  title: z.string().optional(),
+  title: z.optional(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
-  messageCount: z.number().int(),
+  messageCount: z.int(),
   running: z.boolean(),
 }));
 
@@ -22,8 +22,8 @@ export const sessionEntrySchema = madeOnce(() =>
   z
     .strictObject({
       ...sharedSessionFields(),
-      pendingToolCalls: z.number().int(),
-      parentSessionId: z.string().optional(),
+      pendingToolCalls: z.int(),
+      parentSessionId: z.optional(z.string()),
     }),
 );
 

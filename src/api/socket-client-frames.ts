@@ -13,7 +13,7 @@ import { toolResultContentSchema } from './content';
 import { clientToolSchema, ifBusySchema, modelNameSchema, userInputContentSchema } from './turn-request';
 import { LIMITS } from './limits';
 
-const requestId = z.string().min(1).max(256).optional();
+const requestId = z.optional(z.string().check(z.minLength(1), z.maxLength(256)));
 
 /** The frame types a client may send. */
 const FRAME_TYPES = ['append_message', 'request_completion', 'stop_completion', 'tool_confirmation_response'] as const;
@@ -24,7 +24,7 @@ const FRAME_TYPES = ['append_message', 'request_completion', 'stop_completion', 
  * not use").
  */
 const clientFrameSchemas = madeOnce(() => {
-  const toolCallId = z.string().min(1).max(256);
+  const toolCallId = z.string().check(z.minLength(1), z.maxLength(256));
   const appendUserSchema = z.object({
     type: z.literal('append_message'),
     role: z.literal('user'),
@@ -45,26 +45,26 @@ const clientFrameSchemas = madeOnce(() => {
     request_completion: z.object({
       type: z.literal('request_completion'),
       request_id: requestId,
-      model: modelNameSchema.optional(),
+      model: z.optional(modelNameSchema),
       /** Whether the model's thinking is sent (`llm_thinking_*`, `thinking`); off unless asked. */
-      reasoning: z.boolean().optional(),
+      reasoning: z.optional(z.boolean()),
       /**
        * The client's own tools, as in the turns API. Kept: a completion that names none (and one that
        * resumes by itself) offers the last ones named; `[]` offers none.
        */
-      tools: z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional(),
+      tools: z.optional(z.array(clientToolSchema()).check(z.maxLength(LIMITS.toolsPerRequest))),
       /** While a completion runs: as the turns API's `ifBusy` (`reject`, `enqueue`, `interrupt`, `steer`). */
-      if_busy: ifBusySchema.optional(),
+      if_busy: z.optional(ifBusySchema),
     }),
     stop_completion: z.object({ type: z.literal('stop_completion'), request_id: requestId }),
     tool_confirmation_response: z.object({
       type: z.literal('tool_confirmation_response'),
       tool_call_id: toolCallId,
       action: z.enum(['approve', 'deny']),
-      reason: z.string().max(2000).optional(),
+      reason: z.optional(z.string().check(z.maxLength(2000))),
       request_id: requestId,
     }),
-  } as const satisfies Record<ClientFrameType, z.ZodType>;
+  } as const satisfies Record<ClientFrameType, z.ZodMiniType>;
 });
 
 type ClientFrameSchemas = ReturnType<typeof clientFrameSchemas>;

@@ -6,8 +6,10 @@
  * Worker's turn without zod").
  */
 
-/** `pi`: the pi agent's events (docs/pi-and-agui.md) over SSE. */
-export const STREAM_MODES = ['delta', 'message', 'pi', 'none'] as const;
+/** The modes that stream; `pi`: the pi agent's events (docs/pi-and-agui.md) over SSE. */
+export const SSE_MODES = ['delta', 'message', 'pi'] as const;
+/** Those, and `none`: the turn's answer as one JSON body. */
+export const STREAM_MODES = [...SSE_MODES, 'none'] as const;
 
 /**
  * What a turn does when another runs on the session (docs/turns-api.md "A second message while a turn

@@ -6,15 +6,15 @@ import { turnStatusSchema } from './turn-status';
 import { IDEMPOTENCY_KEY, TURN_ID } from './turn-fields';
 import { sseModeSchema } from './turn-request';
 
-export const turnIdSchema = z.string().regex(TURN_ID);
+export const turnIdSchema = z.string().check(z.regex(TURN_ID));
 
-export const idempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY);
+export const idempotencyKeySchema = z.string().check(z.regex(IDEMPOTENCY_KEY));
 
 /** The queries are made by their first use (`madeOnce`): a route's first request makes its own, not the other's. */
 export const followQuerySchema = madeOnce(() =>
   z.strictObject({
-    after: z.coerce.number().int().min(0).max(1e9).default(0),
-    stream: sseModeSchema.optional(),
+    after: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(1e9)), 0),
+    stream: z.optional(sseModeSchema),
   }),
 );
 
@@ -22,11 +22,10 @@ export const followQuerySchema = madeOnce(() =>
 export const turnsQuerySchema = madeOnce(() =>
   z.strictObject({
     limit: pageLimit(100, 50),
-    cursor: numberCursor().optional(),
-    status: turnStatusSchema.optional(),
-    since: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .meta({ description: 'Only the turns whose state changed at or after this time (they ended then, or started then and run or wait): what a poll has not seen.' }),
+    cursor: z.optional(numberCursor()),
+    status: z.optional(turnStatusSchema),
+    since: z.withMeta(z.optional(z.iso.datetime({ offset: true })), {
+      description: 'Only the turns whose state changed at or after this time (they ended then, or started then and run or wait): what a poll has not seen.',
+    }),
   }),
 );

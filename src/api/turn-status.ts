@@ -5,5 +5,8 @@
  */
 import * as z from '../lib/zod';
 
-export const turnStatusSchema = z.enum(['queued', 'running', 'finished', 'cancelled', 'failed']);
+/** The states of a turn that has left the queue (what a turn started without its client answers). */
+export const STARTED_STATUSES = ['running', 'finished', 'cancelled', 'failed'] as const;
+
+export const turnStatusSchema = z.enum(['queued', ...STARTED_STATUSES]);
 export type TurnStatus = z.infer<typeof turnStatusSchema>;

@@ -12,10 +12,10 @@ import * as z from '../lib/zod';
  */
 export const usageSchema = madeOnce(() =>
   z.strictObject({
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
-    cachedInputTokens: z.number().int(),
-    cacheWriteInputTokens: z.number().int(),
-    reasoningTokens: z.number().int(),
+    inputTokens: z.int(),
+    outputTokens: z.int(),
+    cachedInputTokens: z.int(),
+    cacheWriteInputTokens: z.int(),
+    reasoningTokens: z.int(),
   }),
 );

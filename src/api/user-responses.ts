@@ -14,27 +14,27 @@ export const sessionListSchema = z.strictObject({
   next: nextCursor(),
 });
 
-const spendSchema = usageSchema().extend({
-  calls: z.number().int(),
-  costUsd: z.number().nullable().meta({ description: 'From PRICES; null when no call of it had a price.' }),
+const spendSchema = z.extend(usageSchema(), {
+  calls: z.int(),
+  costUsd: z.withMeta(z.nullable(z.number()), { description: 'From PRICES; null when no call of it had a price.' }),
 });
 
-export const usageDaySchema = spendSchema.extend({ date: z.string(), model: z.string() });
+export const usageDaySchema = z.extend(spendSchema, { date: z.string(), model: z.string() });
 export type UsageDay = z.infer<typeof usageDaySchema>;
 
 export const usageReportSchema = z.strictObject({ days: z.array(usageDaySchema), total: spendSchema });
 export type Spend = z.infer<typeof spendSchema>;
 
 const limitsSchema = z.strictObject({
-  dailyTokens: z.number().int().nullable().meta({ description: 'USER_DAILY_TOKENS; null: none.' }),
-  dailyCostUsd: z.number().nullable().meta({ description: 'USER_DAILY_COST_USD; null: none.' }),
-  resetAt: z.string().meta({ description: 'The next UTC midnight, when the day’s totals start again.' }),
+  dailyTokens: z.withMeta(z.nullable(z.int()), { description: 'USER_DAILY_TOKENS; null: none.' }),
+  dailyCostUsd: z.withMeta(z.nullable(z.number()), { description: 'USER_DAILY_COST_USD; null: none.' }),
+  resetAt: z.withMeta(z.string(), { description: 'The next UTC midnight, when the day’s totals start again.' }),
 });
 
 export const userViewSchema = z.strictObject({
   userId: z.string(),
-  sessionCount: z.number().int(),
+  sessionCount: z.int(),
   today: z.strictObject({ date: z.string(), usage: spendSchema }),
   limits: limitsSchema,
-  jurisdiction: z.string().optional().meta({ description: 'The Durable Object jurisdiction that holds this user’s objects.' }),
+  jurisdiction: z.withMeta(z.optional(z.string()), { description: 'The Durable Object jurisdiction that holds this user’s objects.' }),
 });

@@ -5,12 +5,11 @@ import { cursorOf, pageLimit } from './paging';
 export const usersQuerySchema = {
   list: z.strictObject({
     limit: pageLimit(100, 20),
-    cursor: cursorOf(/^[0-9]{1,15}:.{1,128}$/).optional(),
+    cursor: z.optional(cursorOf(/^[0-9]{1,15}:.{1,128}$/)),
   }),
   usage: z
     .strictObject({
-      from: z.iso.date().optional(),
-      to: z.iso.date().optional(),
-    })
-    .refine((query) => !query.from || !query.to || query.from <= query.to, { message: '"from" must not be after "to"', path: ['from'] }),
+      from: z.optional(z.iso.date()),
+      to: z.optional(z.iso.date()),
+    }).check(z.refine((query) => !query.from || !query.to || query.from <= query.to, { message: '"from" must not be after "to"', path: ['from'] })),
 };

@@ -18,12 +18,12 @@ import { sessionStub } from './session-stub';
 const READ_AT_ONCE = 6;
 
 const listSchema = z.looseObject({
-  contextId: z.string({ error: 'required: this agent lists the tasks of one context (a session) at a time' }).pipe(sessionIdSchema),
-  status: z.union([z.string(), z.number()]).optional(),
-  pageSize: z.number().int().min(1).max(100).default(50),
-  pageToken: z.string().regex(/^[0-9]{0,15}$/, 'not one this agent gave: send a page’s nextPageToken').optional(),
-  statusTimestampAfter: z.iso.datetime({ offset: true }).optional(),
-  includeArtifacts: z.boolean().optional(),
+  contextId: z.pipe(z.string({ error: 'required: this agent lists the tasks of one context (a session) at a time' }), sessionIdSchema),
+  status: z.optional(z.union([z.string(), z.number()])),
+  pageSize: z._default(z.int().check(z.gte(1), z.lte(100)), 50),
+  pageToken: z.optional(z.string().check(z.regex(/^[0-9]{0,15}$/, 'not one this agent gave: send a page’s nextPageToken'))),
+  statusTimestampAfter: z.optional(z.iso.datetime({ offset: true })),
+  includeArtifacts: z.optional(z.boolean()),
 });
 
 /** `whole`: a task read as `GetTask` reads it (`undefined`: none such); `trim`: a task's history cut to `historyLength`. */

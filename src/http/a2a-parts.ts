@@ -11,18 +11,18 @@ import type { ImageBlock, TextBlock } from '../api/content';
 import { quoted } from '../lib/quoted';
 import * as z from '../lib/zod';
 
-const fileOf = { mediaType: z.string().optional(), filename: z.string().optional() };
+const fileOf = { mediaType: z.optional(z.string()), filename: z.optional(z.string()) };
 export const partSchema = z.union([
   z.object({ text: z.string() }),
   z.object({ data: z.record(z.string(), z.unknown()) }),
   z.object({ raw: z.string(), ...fileOf }),
   z.object({ url: z.string(), ...fileOf }),
-  z.object({ file: z.object({ bytes: z.string().optional(), uri: z.string().optional(), mimeType: z.string().optional(), name: z.string().optional() }) }),
+  z.object({ file: z.object({ bytes: z.optional(z.string()), uri: z.optional(z.string()), mimeType: z.optional(z.string()), name: z.optional(z.string()) }) }),
 ]);
 type Part = z.infer<typeof partSchema>;
 
 const answerSchema = z.union([
-  z.object({ toolCallId: z.string(), granted: z.boolean(), reason: z.string().max(2000).optional() }),
+  z.object({ toolCallId: z.string(), granted: z.boolean(), reason: z.optional(z.string().check(z.maxLength(2000))) }),
   z.object({ toolCallId: z.string(), result: z.unknown() }),
 ]);
 

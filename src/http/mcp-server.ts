@@ -33,11 +33,11 @@ export type Progress = (message: string) => void;
  */
 export type ToolCall = { progress: Progress; left: AbortSignal | undefined };
 
-export type McpTool<Shape extends z.ZodRawShape = z.ZodRawShape> = {
+export type McpTool<Shape extends z.core.$ZodShape = z.core.$ZodShape> = {
   name: string;
   description: string;
   input: Shape;
-  run(args: z.infer<z.ZodObject<Shape>>, call: ToolCall): Promise<McpToolResult>;
+  run(args: z.infer<z.ZodMiniObject<Shape>>, call: ToolCall): Promise<McpToolResult>;
 };
 
 export type McpServerInfo = { name: string; version: string; instructions: string; tools: McpTool<any>[] };

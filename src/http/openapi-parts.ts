@@ -23,7 +23,7 @@ for (const [schema, description] of [
   z.globalRegistry.add(schema, { description });
 }
 
-export function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+export function schemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
   return json;
 }
@@ -53,7 +53,7 @@ export function errors(...statuses: string[]): Record<string, Json> {
   return out;
 }
 
-export const json = (schema: z.ZodType, description: string): Json => ({ description, content: { 'application/json': { schema: schemaOf(schema, 'output') } } });
+export const json = (schema: z.ZodMiniType, description: string): Json => ({ description, content: { 'application/json': { schema: schemaOf(schema, 'output') } } });
 
 /** The schema of one SSE event (its name, its id, its data), as a union over the names. */
 export function sseEvent(events: Record<string, JsonSchema>): JsonSchema {
@@ -84,7 +84,7 @@ export function named(names: string[], description: string): Record<string, Json
 export const sessionId = { name: 'id', in: 'path', required: true, description: 'The session.', schema: schemaOf(sessionIdSchema, 'input') };
 export const turnId = { name: 'turnId', in: 'path', required: true, description: 'A turn of the session.', schema: schemaOf(turnIdSchema, 'input') };
 
-export function queryParameters(schema: z.ZodObject): Json[] {
+export function queryParameters(schema: z.ZodMiniObject): Json[] {
   const object = schemaOf(schema, 'input') as { properties: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(object.properties).map(([name, property]) => ({ name, in: 'query', required: object.required?.includes(name) ?? false, schema: property }));
 }

@@ -17,7 +17,7 @@ export const MAX_BODY_BYTES = LIMITS.bodyBytes;
  * a test); whatever it does not recognise goes to the schema. The schema may come as the function that
  * makes it (`madeOnce`), or loads its module: a body `plain` recognises never makes it.
  */
-export async function readJsonBody<Schema extends z.ZodType>(
+export async function readJsonBody<Schema extends z.ZodMiniType>(
   request: Request,
   schema: Schema | (() => Schema | Promise<Schema>),
   plain?: (json: unknown) => z.infer<Schema> | undefined,

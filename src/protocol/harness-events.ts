@@ -8,26 +8,26 @@ import * as z from '../lib/zod';
 import { permissionRuleSchema } from '../tools/permission-rules';
 
 const common = {
-  id: z.string().regex(/^[0-9a-f]{32}$/),
-  createdAt: z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
-  source: z.string().min(1).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  id: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
+  createdAt: z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)),
+  source: z.optional(z.string().check(z.minLength(1))),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
 };
 
-const event = <Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) =>
+const event = <Type extends string, Shape extends z.core.$ZodShape>(type: Type, shape: Shape) =>
   z.strictObject({ type: z.literal(type), ...common, ...shape });
 
-const replyId = z.string().min(1);
-const blockId = z.string().min(1);
-const toolCall = { replyId, toolCallId: z.string().min(1), toolCallName: z.string().min(1) };
+const replyId = z.string().check(z.minLength(1));
+const blockId = z.string().check(z.minLength(1));
+const toolCall = { replyId, toolCallId: z.string().check(z.minLength(1)), toolCallName: z.string().check(z.minLength(1)) };
 
 /** The model call's usage: `cachedTokens` is part of `inputTokens`; `time` in seconds. */
 export const harnessUsageSchema = z.strictObject({
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cachedTokens: z.number().int().min(0),
-  time: z.number().min(0),
-  totalTokens: z.number().int().min(0),
+  inputTokens: z.int().check(z.gte(0)),
+  outputTokens: z.int().check(z.gte(0)),
+  cachedTokens: z.int().check(z.gte(0)),
+  time: z.number().check(z.gte(0)),
+  totalTokens: z.int().check(z.gte(0)),
 });
 
 /** A data source: inline base64, or a URL. */
@@ -46,10 +46,10 @@ export const harnessContentBlockSchema = z.discriminatedUnion('type', [
 
 /** A tool call as the protocol's `ToolUseBlock`. */
 export const toolUseBlockSchema = z.strictObject({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   input: z.record(z.string(), z.unknown()),
-  content: z.string().nullable(),
+  content: z.nullable(z.string()),
   metadata: z.record(z.string(), z.unknown()),
   state: z.enum(['pending', 'asking', 'allowed', 'submitted', 'finished']),
 });
@@ -58,8 +58,8 @@ export const toolStateSchema = z.enum(['success', 'error', 'interrupted', 'denie
 
 /** A tool's result as the protocol's `ToolResultBlock`. */
 export const toolResultBlockSchema = z.strictObject({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   output: z.array(harnessContentBlockSchema),
   metadata: z.record(z.string(), z.unknown()),
   state: toolStateSchema,
@@ -68,7 +68,7 @@ export const toolResultBlockSchema = z.strictObject({
 export const confirmResultSchema = z.strictObject({
   confirmed: z.boolean(),
   toolCall: toolUseBlockSchema,
-  rules: z.array(permissionRuleSchema()).nullable(),
+  rules: z.nullable(z.array(permissionRuleSchema())),
 });
 
 export const generateReasonSchema = z.enum([
@@ -88,16 +88,16 @@ export const generateReasonSchema = z.enum([
 /** The final message of a run: `timestamp` is `yyyy-MM-dd HH:mm:ss.SSS` (UTC here). */
 export const harnessMsgSchema = z.strictObject({
   id: z.uuid(),
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   role: z.enum(['USER', 'ASSISTANT', 'SYSTEM', 'TOOL']),
   content: z.array(harnessContentBlockSchema),
   metadata: z.looseObject({ agentscope_generate_reason: generateReasonSchema }),
-  timestamp: z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/),
-  usage: harnessUsageSchema.nullable(),
+  timestamp: z.string().check(z.regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/)),
+  usage: z.nullable(harnessUsageSchema),
 });
 
 export const harnessEventSchemas = {
-  AGENT_START: event('AGENT_START', { sessionId: z.string().min(1), replyId, name: z.string(), role: z.string() }),
+  AGENT_START: event('AGENT_START', { sessionId: z.string().check(z.minLength(1)), replyId, name: z.string(), role: z.string() }),
   THINKING_BLOCK_START: event('THINKING_BLOCK_START', { replyId, blockId }),
   THINKING_BLOCK_DELTA: event('THINKING_BLOCK_DELTA', { replyId, blockId, delta: z.string() }),
   THINKING_BLOCK_END: event('THINKING_BLOCK_END', { replyId, blockId }),
@@ -118,15 +118,15 @@ export const harnessEventSchemas = {
   TEXT_BLOCK_END: event('TEXT_BLOCK_END', { replyId, blockId }),
   AGENT_RESULT: event('AGENT_RESULT', { result: harnessMsgSchema }),
   AGENT_END: event('AGENT_END', { replyId }),
-  EXCEED_MAX_ITERS: event('EXCEED_MAX_ITERS', { replyId, maxIters: z.number().int(), currentIter: z.number().int() }),
+  EXCEED_MAX_ITERS: event('EXCEED_MAX_ITERS', { replyId, maxIters: z.int(), currentIter: z.int() }),
   REQUIRE_USER_CONFIRM: event('REQUIRE_USER_CONFIRM', { replyId, toolCalls: z.array(toolUseBlockSchema) }),
   USER_CONFIRM_RESULT: event('USER_CONFIRM_RESULT', { replyId, confirmResults: z.array(confirmResultSchema) }),
   ALL_TOOLS_DENIED: event('ALL_TOOLS_DENIED', { deniedToolCalls: z.array(toolUseBlockSchema) }),
   REQUIRE_EXTERNAL_EXECUTION: event('REQUIRE_EXTERNAL_EXECUTION', { replyId, toolCalls: z.array(toolUseBlockSchema) }),
   EXTERNAL_EXECUTION_RESULT: event('EXTERNAL_EXECUTION_RESULT', { replyId, toolResults: z.array(toolResultBlockSchema) }),
-  REQUEST_STOP: event('REQUEST_STOP', { reason: z.string(), generateReason: generateReasonSchema.optional() }),
+  REQUEST_STOP: event('REQUEST_STOP', { reason: z.string(), generateReason: z.optional(generateReasonSchema) }),
   SUBAGENT_EXPOSED: event('SUBAGENT_EXPOSED', { subagentId: z.string(), agentId: z.string(), sessionId: z.string(), label: z.string() }),
-  HINT_BLOCK: event('HINT_BLOCK', { replyId, blockId, hintSource: z.string().nullable(), hint: z.string() }),
+  HINT_BLOCK: event('HINT_BLOCK', { replyId, blockId, hintSource: z.nullable(z.string()), hint: z.string() }),
   CUSTOM: event('CUSTOM', { name: z.string(), value: z.unknown() }),
 } as const;
 

@@ -20,8 +20,8 @@ import type { TurnStore } from './store/turns';
 const batchSchema = madeOnce(() =>
   z.array(
     z.union([
-      z.object({ seq: z.number().int().positive(), event: z.looseObject({ type: z.string() }) }),
-      z.object({ seq: z.number().int().positive(), blockId: z.string(), deltas: z.array(z.string()) }),
+      z.object({ seq: z.int().check(z.positive()), event: z.looseObject({ type: z.string() }) }),
+      z.object({ seq: z.int().check(z.positive()), blockId: z.string(), deltas: z.array(z.string()) }),
     ]),
   ),
 );

@@ -24,10 +24,10 @@ export type BranchCopy = { sourceSessionId: string; upToId: string; title?: stri
 const copiedLineSchema = madeOnce(() =>
   z.strictObject({
     message: historyMessageSchema(),
-    compaction: z.strictObject({ summary: z.string(), summarizedMessages: z.number().int().nonnegative() }).optional(),
+    compaction: z.optional(z.strictObject({ summary: z.string(), summarizedMessages: z.int().check(z.nonnegative()) })),
   }),
 );
-const copyHeaderSchema = madeOnce(() => z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.string().optional(), rules: z.array(permissionRuleSchema()) }));
+const copyHeaderSchema = madeOnce(() => z.strictObject({ sourceSessionId: z.string(), upToId: z.string(), title: z.optional(z.string()), rules: z.array(permissionRuleSchema()) }));
 
 /** The copy of the active branch up to `upToId` (default: its last message a turn could continue from). */
 export function exportBranch(stores: SessionStores, sessionId: string, upToId: string | undefined): BranchCopy {

@@ -13,7 +13,7 @@ import { statusOf } from './store/turns';
 import type { TurnQueue } from './turn-queue';
 
 /** What is stored of a schedule: its request, with the model the Worker checked (made when first read, as the request's is). */
-const specSchema = madeOnce(() => scheduleRequestSchema().safeExtend({ model: z.string() }));
+const specSchema = madeOnce(() => z.safeExtend(scheduleRequestSchema(), { model: z.string() }));
 type Spec = ScheduleRequest & { model: string };
 
 type Row = { id: string; spec: string; next_run_at: number | null; last_turn_id: string | null; created_at: number };

@@ -9,9 +9,9 @@ import * as z from '../lib/zod';
 import { ToolError, type ServerTool } from './types';
 
 const inputSchema = z.strictObject({
-  agentId: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).describe('Which sub-agent: a short name for its role, such as "researcher".'),
-  task: z.string().min(1).max(4000).describe('What the sub-agent is to do, in full: it sees nothing else of this conversation.'),
-  expose_to_user: z.boolean().default(false).describe("Whether the user gets the sub-agent's session to open and continue."),
+  agentId: z.withMeta(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/)), { description: 'Which sub-agent: a short name for its role, such as "researcher".' }),
+  task: z.withMeta(z.string().check(z.minLength(1), z.maxLength(4000)), { description: 'What the sub-agent is to do, in full: it sees nothing else of this conversation.' }),
+  expose_to_user: z.withMeta(z._default(z.boolean(), false), { description: "Whether the user gets the sub-agent's session to open and continue." }),
 });
 
 export const agentSpawnTool: ServerTool<z.infer<typeof inputSchema>> = {

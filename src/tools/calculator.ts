@@ -3,7 +3,7 @@ import { evaluateExpression } from './expression-parser';
 import type { ServerTool } from './types';
 
 const inputSchema = z.strictObject({
-  expression: z.string().min(1).describe('Arithmetic with + - * / % ^, parentheses and decimals, e.g. "(2 + 3) * 4.5".'),
+  expression: z.withMeta(z.string().check(z.minLength(1)), { description: 'Arithmetic with + - * / % ^, parentheses and decimals, e.g. "(2 + 3) * 4.5".' }),
 });
 
 export const calculatorTool: ServerTool<z.infer<typeof inputSchema>> = {

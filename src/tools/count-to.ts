@@ -8,8 +8,8 @@ import { sleep } from '../lib/sleep';
 import type { ServerTool } from './types';
 
 const inputSchema = z.strictObject({
-  to: z.number().int().min(1).max(20).describe('How far to count.'),
-  delayMs: z.number().int().min(0).max(2000).default(100).describe('The pause between two steps, in milliseconds.'),
+  to: z.withMeta(z.int().check(z.gte(1), z.lte(20)), { description: 'How far to count.' }),
+  delayMs: z.withMeta(z._default(z.int().check(z.gte(0), z.lte(2000)), 100), { description: 'The pause between two steps, in milliseconds.' }),
 });
 
 export const countToTool: ServerTool<z.infer<typeof inputSchema>> = {

@@ -2,7 +2,7 @@ import * as z from '../lib/zod';
 import { ToolError, type ServerTool } from './types';
 
 const inputSchema = z.strictObject({
-  timezone: z.string().min(1).max(64).optional().describe('An IANA time zone such as "Asia/Tokyo"; UTC when left out.'),
+  timezone: z.withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(64))), { description: 'An IANA time zone such as "Asia/Tokyo"; UTC when left out.' }),
 });
 
 export const currentTimeTool: ServerTool<z.infer<typeof inputSchema>> = {

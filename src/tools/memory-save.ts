@@ -1,7 +1,7 @@
 import * as z from '../lib/zod';
 import type { ServerTool } from './types';
 
-const inputSchema = z.strictObject({ text: z.string().min(1).max(2000).describe('The note to keep.') });
+const inputSchema = z.strictObject({ text: z.withMeta(z.string().check(z.minLength(1), z.maxLength(2000)), { description: 'The note to keep.' }) });
 
 /** Untrusted: writing to the session's memory needs the user's permission each time. */
 export const memorySaveTool: ServerTool<z.infer<typeof inputSchema>> = {

@@ -22,10 +22,10 @@ import * as z from '../lib/zod';
 /** Made by its first use (`madeOnce`): a plain turn request brings no rule, and a Worker never reads one back. */
 export const permissionRuleSchema = madeOnce(() =>
   z.strictObject({
-    tool_name: z.string().min(1).max(128),
-    rule_content: z.string().max(2000),
+    tool_name: z.string().check(z.minLength(1), z.maxLength(128)),
+    rule_content: z.string().check(z.maxLength(2000)),
     behavior: z.enum(['allow', 'deny', 'ask']),
-    source: z.string().max(128).default('userSettings'),
+    source: z._default(z.string().check(z.maxLength(128)), 'userSettings'),
   }),
 );
 

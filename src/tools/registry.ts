@@ -45,7 +45,7 @@ function specOf(tool: ServerTool<any>): ToolSpec {
 }
 
 /** The JSON Schema a tool's input schema offers the model (the built-in tools' are written ahead: `built-in-parameters.ts`). */
-export function writeParameters(inputSchema: z.ZodType): Record<string, unknown> {
+export function writeParameters(inputSchema: z.ZodMiniType): Record<string, unknown> {
   const { $schema: _dialect, ...parameters } = z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>;
   return parameters;
 }

@@ -8,8 +8,8 @@ import { encodePng } from './png';
 import type { ServerTool } from './types';
 
 const inputSchema = z.strictObject({
-  values: z.array(z.number().finite()).min(1).max(24).describe('The bars, left to right.'),
-  title: z.string().max(80).optional().describe('What the chart shows.'),
+  values: z.withMeta(z.array(z.number()).check(z.minLength(1), z.maxLength(24)), { description: 'The bars, left to right.' }),
+  title: z.withMeta(z.optional(z.string().check(z.maxLength(80))), { description: 'What the chart shows.' }),
 });
 
 const WIDTH = 240;

@@ -49,7 +49,7 @@ export interface ServerTool<Input = unknown> {
   description: string;
   /** `true`: runs inline. `false`: the user must grant each call first (the turns API (docs/turns-api.md) "untrusted"). */
   trust: boolean;
-  inputSchema: z.ZodType<Input>;
+  inputSchema: z.ZodMiniType<Input>;
   /**
    * The JSON Schema offered to the model, when it comes as is (an MCP server's) or was written ahead
    * (a built-in tool's: `built-in-parameters.ts`); else made from `inputSchema` when first offered.

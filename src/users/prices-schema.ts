@@ -5,10 +5,10 @@
 import * as z from '../lib/zod';
 
 export function pricesSchema() {
-  const perMillion = z.number().min(0).max(1_000_000);
+  const perMillion = z.number().check(z.gte(0), z.lte(1_000_000));
   return z.record(
-    z.string().regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' }),
-    z.strictObject({ input: perMillion, output: perMillion, cachedInput: perMillion.optional(), cacheWrite: perMillion.optional() }),
+    z.string().check(z.regex(/^[a-z0-9-]+:.+$/, { message: 'keys are "provider:model"' })),
+    z.strictObject({ input: perMillion, output: perMillion, cachedInput: z.optional(perMillion), cacheWrite: z.optional(perMillion) }),
     { error: 'write a JSON object: {"provider:model": {"input": USD per million tokens, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ...}}' },
   );
 }

@@ -17,16 +17,16 @@ import * as z from '../lib/zod';
  * only when it reads its outbox back from storage.
  */
 export const reportSchema = madeOnce(() => {
-  const generation = z.number().int().min(0);
+  const generation = z.int().check(z.gte(0));
   const entry = sessionEntrySchema();
   return z.discriminatedUnion('kind', [
     z.strictObject({
       kind: z.literal('usage'),
-      id: z.string().min(1).max(64),
-      at: z.number().int(),
+      id: z.string().check(z.minLength(1), z.maxLength(64)),
+      at: z.int(),
       model: z.string(),
       usage: usageSchema(),
-      costUsd: z.number().min(0).nullable(),
+      costUsd: z.nullable(z.number().check(z.gte(0))),
     }),
     z.strictObject({ kind: z.literal('session'), generation, version: z.number(), entry }),
     /** A turn started: the entry runs (its counts are the last turn's, or none for a new session). */
@@ -34,11 +34,11 @@ export const reportSchema = madeOnce(() => {
       kind: z.literal('started'),
       generation,
       version: z.number(),
-      entry: entry.pick({ sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
+      entry: z.pick(entry, { sessionId: true, title: true, createdAt: true, updatedAt: true, parentSessionId: true }),
     }),
     z.strictObject({ kind: z.literal('deleted'), sessionId: z.string(), generation }),
   ]);
 });
 
 export type Report = z.infer<ReturnType<typeof reportSchema>>;
-export const reportsSchema = madeOnce(() => z.array(reportSchema()).max(500));
+export const reportsSchema = madeOnce(() => z.array(reportSchema()).check(z.maxLength(500)));

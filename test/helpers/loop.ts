@@ -11,7 +11,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** A server tool named `name` that runs `execute` (its input may carry `ms`); trusted unless said. */
 export function loopTool(name: string, execute: (input: any, signal: AbortSignal) => Promise<string>, trust = true): ServerTool<any> {
-  return { name, description: name, trust, inputSchema: z.object({ ms: z.number().optional() }).passthrough(), execute: (input, context) => execute(input, context.signal) };
+  return { name, description: name, trust, inputSchema: z.looseObject({ ms: z.optional(z.number()) }), execute: (input, context) => execute(input, context.signal) };
 }
 
 /** One user message, `go`, on an empty history. */

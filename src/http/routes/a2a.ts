@@ -35,9 +35,9 @@ import { authenticate } from '../auth';
 import { encodingRefusal, MAX_BODY_BYTES, readBoundedJson } from '../read-json-body';
 import { sessionStub } from '../session-stub';
 
-const messageSchema = z.looseObject({ messageId: z.string().optional(), contextId: z.string().optional(), taskId: z.string().optional(), role: z.string().optional(), parts: z.array(partSchema).min(1) });
+const messageSchema = z.looseObject({ messageId: z.optional(z.string()), contextId: z.optional(z.string()), taskId: z.optional(z.string()), role: z.optional(z.string()), parts: z.array(partSchema).check(z.minLength(1)) });
 /** JSON-RPC's request, with the id A2A's clients may leave out or send as null (answered with null). */
-const rpcSchema = rpcRequestSchema.extend({ id: z.union([z.string(), z.number(), z.null()]).optional() });
+const rpcSchema = z.extend(rpcRequestSchema, { id: z.optional(z.union([z.string(), z.number(), z.null()])) });
 
 const { TASK_NOT_FOUND, TASK_NOT_CANCELABLE, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED } = A2A_ERRORS;
 const INVALID_PARAMS = RPC_ERRORS.invalidParams;
@@ -166,7 +166,7 @@ function readSend(env: Env, params: Record<string, unknown>): { sessionId: strin
   const metadata = { ...(params.metadata as Record<string, unknown> | undefined), ...(message.data.metadata as Record<string, unknown> | undefined) };
   const model = pickModel(readConfig(env), typeof metadata.model === 'string' ? metadata.model : undefined);
   // Tools the calling agent runs itself (client tools) come in the metadata too: `{"tools": [{name, description?, parameters?}]}`.
-  const tools = z.array(clientToolSchema()).max(LIMITS.toolsPerRequest).optional().safeParse(metadata.tools);
+  const tools = z.optional(z.array(clientToolSchema()).check(z.maxLength(LIMITS.toolsPerRequest))).safeParse(metadata.tools);
   if (!tools.success) throw new RpcError(INVALID_PARAMS, 'metadata.tools must be a list of tools: {"name", "description"?, "parameters"?}.');
   checkToolNames(tools.data ?? [], BUILT_IN_TOOL_NAMES);
   return { sessionId, request: { messages, stream: 'none', ifBusy: 'enqueue', ...(tools.data ? { tools: tools.data } : {}) }, model };

@@ -37,23 +37,23 @@ export async function handleMcp(request: IRequest, env: Env, context: ExecutionC
 }
 
 /** The model of a turn: one of `MODELS` (docs/configuration.md); the deployment's default without it. */
-const MODEL = z.string().max(256).optional().describe('A model of the deployment\'s MODELS, as provider:model; its default without it.');
+const MODEL = z.withMeta(z.optional(z.string().check(z.maxLength(256))), { description: 'A model of the deployment\'s MODELS, as provider:model; its default without it.' });
 
 /** A tool with its input's type checked against its schema. */
-const tool = <Shape extends z.ZodRawShape>(definition: McpTool<Shape>): McpTool<Shape> => definition;
+const tool = <Shape extends z.core.$ZodShape>(definition: McpTool<Shape>): McpTool<Shape> => definition;
 
 function tools(env: Env, owner: Owner, context: ExecutionContext): McpTool<any>[] {
   return [
     tool({
       name: 'chat',
       description: 'Send a message to the agent, in a session of yours (a new one without sessionId). Returns its answer; a turn that waits for a permission or a client result lists those calls.',
-      input: { message: z.string().min(1).max(100_000), sessionId: sessionIdSchema.optional(), model: MODEL },
+      input: { message: z.string().check(z.minLength(1), z.maxLength(100_000)), sessionId: z.optional(sessionIdSchema), model: MODEL },
       run: ({ message, sessionId, model }, call) => runTurn({ env, owner, context }, { sessionId: sessionId ?? `mcp-${newId('s').slice(2, 18)}`, messages: [{ role: 'user', content: message }], model }, call),
     }),
     tool({
       name: 'answer_tool_call',
       description: 'Answer a call a turn waits for: a permission (granted, reason?) or a client tool’s result. The turn goes on, and its answer comes back as chat’s does.',
-      input: { sessionId: sessionIdSchema, toolCallId: z.string(), granted: z.boolean().optional(), reason: z.string().max(2000).optional(), result: z.string().optional(), model: MODEL },
+      input: { sessionId: sessionIdSchema, toolCallId: z.string(), granted: z.optional(z.boolean()), reason: z.optional(z.string().check(z.maxLength(2000))), result: z.optional(z.string()), model: MODEL },
       run: ({ sessionId, toolCallId, granted, reason, result, model }, call) => {
         const answer: InputMessage =
           result !== undefined
@@ -84,7 +84,7 @@ function tools(env: Env, owner: Owner, context: ExecutionContext): McpTool<any>[
     tool({
       name: 'list_turns',
       description: 'The turns of a session of yours, the newest first (50): each one’s state, model, times and how it stopped, with the schedule that started it, if one did.',
-      input: { sessionId: sessionIdSchema, status: turnStatusSchema.optional() },
+      input: { sessionId: sessionIdSchema, status: z.optional(turnStatusSchema) },
       run: async ({ sessionId, status }) => {
         const page = await sessionStub(env, owner, sessionId).listTurns({ limit: 50, ...(status ? { state: status } : {}) });
         if (!page.ok) return failure(page.body.error.message);

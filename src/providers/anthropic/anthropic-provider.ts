@@ -106,7 +106,7 @@ function eventReader(fail: Fail): MessageReader {
   // A call's whole input as its block started with it, taken if no piece of it is streamed after.
   const startedWith = new Map<number, string>();
   return (message, parts) => {
-    let parsed: z.ZodSafeParseResult<StreamEvent>;
+    let parsed: z.util.SafeParseResult<StreamEvent>;
     try {
       parsed = streamEventSchema().safeParse(JSON.parse(message.data));
     } catch {

@@ -5,27 +5,27 @@ import * as z from '../../lib/zod';
 /** Made by the first event it reads (`madeOnce`): a deployment that calls no Anthropic model never makes it. */
 export const streamEventSchema = madeOnce(() => {
   const usageSchema = z.object({
-    input_tokens: z.number().nullish(),
-    output_tokens: z.number().nullish(),
-    cache_read_input_tokens: z.number().nullish(),
-    cache_creation_input_tokens: z.number().nullish(),
+    input_tokens: z.nullish(z.number()),
+    output_tokens: z.nullish(z.number()),
+    cache_read_input_tokens: z.nullish(z.number()),
+    cache_creation_input_tokens: z.nullish(z.number()),
   });
 
   return z.discriminatedUnion('type', [
-    z.object({ type: z.literal('message_start'), message: z.object({ usage: usageSchema.nullish() }) }),
+    z.object({ type: z.literal('message_start'), message: z.object({ usage: z.nullish(usageSchema) }) }),
     z.object({
       type: z.literal('content_block_start'),
       index: z.number(),
       content_block: z.looseObject({
         type: z.string(),
-        id: z.string().optional(),
-        name: z.string().optional(),
-        data: z.string().optional(),
+        id: z.optional(z.string()),
+        name: z.optional(z.string()),
+        data: z.optional(z.string()),
         // What a block starts with: empty from the Messages API, whole from some compatible servers.
-        text: z.string().optional(),
-        thinking: z.string().optional(),
-        signature: z.string().optional(),
-        input: z.unknown().optional(),
+        text: z.optional(z.string()),
+        thinking: z.optional(z.string()),
+        signature: z.optional(z.string()),
+        input: z.optional(z.unknown()),
       }),
     }),
     z.object({
@@ -33,17 +33,17 @@ export const streamEventSchema = madeOnce(() => {
       index: z.number(),
       delta: z.looseObject({
         type: z.string(),
-        text: z.string().optional(),
-        thinking: z.string().optional(),
-        signature: z.string().optional(),
-        partial_json: z.string().optional(),
+        text: z.optional(z.string()),
+        thinking: z.optional(z.string()),
+        signature: z.optional(z.string()),
+        partial_json: z.optional(z.string()),
       }),
     }),
     z.object({ type: z.literal('content_block_stop'), index: z.number() }),
-    z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }), usage: usageSchema.nullish() }),
+    z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.nullish(z.string()) }), usage: z.nullish(usageSchema) }),
     z.object({ type: z.literal('message_stop') }),
     z.object({ type: z.literal('ping') }),
-    z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string().nullish() }) }),
+    z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.nullish(z.string()) }) }),
   ]);
 });
 

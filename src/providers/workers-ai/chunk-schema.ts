@@ -9,27 +9,27 @@ import * as z from '../../lib/zod';
 /** Made by the first chunk it reads (`madeOnce`): a deployment that calls no Workers AI model never makes it. */
 export const aiChunkSchema = madeOnce(() => {
   const openaiToolCall = z.object({
-    index: z.number().int().nonnegative().nullish(),
-    id: z.string().nullish(),
-    function: z.object({ name: z.string().nullish(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }),
+    index: z.nullish(z.int().check(z.nonnegative())),
+    id: z.nullish(z.string()),
+    function: z.object({ name: z.nullish(z.string()), arguments: z.nullish(z.union([z.string(), z.record(z.string(), z.unknown())])) }),
   });
-  const nativeToolCall = z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() });
+  const nativeToolCall = z.object({ name: z.string(), arguments: z.nullish(z.union([z.string(), z.record(z.string(), z.unknown())])) });
 
   return z.object({
-    response: z.union([z.string(), z.number()]).nullish(),
-    finish_reason: z.string().nullish(),
-    tool_calls: z.array(z.union([openaiToolCall, nativeToolCall])).nullish(),
-    usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
-    choices: z
-      .array(
+    response: z.nullish(z.union([z.string(), z.number()])),
+    finish_reason: z.nullish(z.string()),
+    tool_calls: z.nullish(z.array(z.union([openaiToolCall, nativeToolCall]))),
+    usage: z.nullish(z.object({ prompt_tokens: z.nullish(z.number()), completion_tokens: z.nullish(z.number()) })),
+    choices: z.nullish(
+      z.array(
         z.object({
-          delta: z
-            .object({ content: z.string().nullish(), reasoning_content: z.string().nullish(), reasoning: z.string().nullish(), tool_calls: z.array(openaiToolCall).nullish() })
-            .nullish(),
-          finish_reason: z.string().nullish(),
+          delta: z.nullish(
+            z.object({ content: z.nullish(z.string()), reasoning_content: z.nullish(z.string()), reasoning: z.nullish(z.string()), tool_calls: z.nullish(z.array(openaiToolCall)) }),
+          ),
+          finish_reason: z.nullish(z.string()),
         }),
-      )
-      .nullish(),
+      ),
+    ),
   });
 });
 

@@ -91,7 +91,7 @@ function chunkReader(fail: Fail): MessageReader {
   };
   return (message, parts) => {
     if (message.data.trim() === '[DONE]') return finish ?? { type: 'finish', reason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
-    let parsed: z.ZodSafeParseResult<AiChunk>;
+    let parsed: z.util.SafeParseResult<AiChunk>;
     try {
       parsed = aiChunkSchema().safeParse(JSON.parse(message.data));
     } catch {

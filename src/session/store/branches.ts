@@ -20,7 +20,7 @@ export function pathKey(path: Range[]): string {
   return path.map((range) => `${range.branch}:${range.upTo}`).join(',');
 }
 
-const ancestorsSchema = z.array(z.tuple([z.number().int(), z.number().int()]));
+const ancestorsSchema = z.array(z.tuple([z.int(), z.int()]));
 
 /**
  * How many messages a path holds, kept once counted and then counted on (`added`): messages are

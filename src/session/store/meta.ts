@@ -12,7 +12,7 @@ const usageSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   cachedInputTokens: z.number(),
-  cacheWriteInputTokens: z.number().optional(),
+  cacheWriteInputTokens: z.optional(z.number()),
   reasoningTokens: z.number(),
 });
 

@@ -11,7 +11,7 @@ import type { SessionMeta } from './meta';
 /** Made by the first read of a socket's options (`madeOnce`), as the request schemas it takes are. */
 const optionsSchema = madeOnce(() =>
   z.object({
-    model: z.string().optional(),
+    model: z.optional(z.string()),
     reasoning: z.boolean(),
     tools: z.array(clientToolSchema()),
   }),

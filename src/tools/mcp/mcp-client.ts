@@ -167,7 +167,7 @@ export class McpClient {
    * that no longer answers in the era it did. The server ran nothing of the refused request, so
    * sending it again is safe. Once only. A request made while a connection is begun again waits for it.
    */
-  private async request<Schema extends z.ZodType<Record<string, unknown>>>(
+  private async request<Schema extends z.ZodMiniType<Record<string, unknown>>>(
     method: string,
     params: Record<string, unknown>,
     schema: Schema,
@@ -195,7 +195,7 @@ export class McpClient {
     return this.renewal;
   }
 
-  private async attempt<Schema extends z.ZodType<Record<string, unknown>>>(
+  private async attempt<Schema extends z.ZodMiniType<Record<string, unknown>>>(
     method: string,
     params: Record<string, unknown>,
     schema: Schema,

@@ -107,4 +107,18 @@ describe('the outbox kept in memory', () => {
     expect(statements.filter((query) => /INSERT INTO user_outbox/.test(query))).toHaveLength(2);
     expect(statements.filter((query) => /SELECT .* FROM user_outbox/.test(query))).toEqual([]);
   });
+
+  it("sends what a new session's first turn wrote without reading it back: its table is new", async () => {
+    const user = await newUser('kept-new');
+    const id = newSessionId('kept-new');
+    const statements: string[] = [];
+    await runInDurableObject(sessionObject(env, { userId: user.userId }, id), (_instance, state) => {
+      const exec = state.storage.sql.exec.bind(state.storage.sql);
+      vi.spyOn(state.storage.sql, 'exec').mockImplementation((query, ...bindings) => (statements.push(query), exec(query, ...bindings)));
+    });
+    expect((await user.turn(id, 'first')).status).toBe(200);
+    await usageSettles(user, 2); // the answer and its title
+    expect(statements.filter((query) => /INSERT INTO user_outbox/.test(query)).length).toBeGreaterThanOrEqual(2);
+    expect(statements.filter((query) => /SELECT .* FROM user_outbox/.test(query))).toEqual([]);
+  });
 });

@@ -37,6 +37,9 @@ export class Outbox {
 
   private get sql(): SqlStorage {
     if (!this.ready) {
+      // A table this instance makes holds nothing yet: kept from the start, so that a new session's
+      // sends never read back, and check again, the reports it has just written.
+      if (!this.hasTable()) this.kept = new Map();
       this.storage.sql.exec(`CREATE TABLE IF NOT EXISTS user_outbox (
          id INTEGER PRIMARY KEY,
          kind TEXT NOT NULL,

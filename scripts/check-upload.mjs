@@ -1,0 +1,37 @@
+// `npm run check:upload`: the Worker as `wrangler deploy --dry-run` would upload it, held to its
+// budget. Every new isolate parses the whole upload before its first request (bench/PROFILE.md,
+// "Cold start: what a new isolate evaluates, and what it uploads"), so its size is a cost each
+// deployment pays at every edge location; `npm run bench` reports it among issue 24's targets, and
+// this check keeps a change from passing the budget unnoticed between two bench runs. A broken
+// bundle or configuration fails here too, before anyone deploys. gzip at level 9, as the bench counts.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** The upload's budget, gzip (issue 24's target; `bench/run.mjs` reads it too). */
+export const UPLOAD_BUDGET_KIB = 150;
+
+/** The Worker's code as the dry run writes it: its bytes, and gzip's. */
+export function uploadSize(root = resolve(import.meta.dirname, '..')) {
+  const outdir = mkdtempSync(join(tmpdir(), 'check-upload-'));
+  try {
+    execFileSync(join(root, 'node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    const code = readFileSync(join(outdir, 'index.js'));
+    return { bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { bytes, gzipBytes } = uploadSize();
+  const budget = UPLOAD_BUDGET_KIB * 1024;
+  const size = `${(gzipBytes / 1024).toFixed(1)} KiB gzip (${gzipBytes.toLocaleString('en')} bytes; ${bytes.toLocaleString('en')} minified)`;
+  if (gzipBytes > budget) {
+    console.error(`check:upload: the Worker's upload is ${size}, ${(gzipBytes - budget).toLocaleString('en')} bytes over its ${UPLOAD_BUDGET_KIB} KiB budget. bench/PROFILE.md says what it holds and how it was kept small.`);
+    process.exit(1);
+  }
+  console.log(`check:upload: ${size}, ${(budget - gzipBytes).toLocaleString('en')} bytes under the ${UPLOAD_BUDGET_KIB} KiB budget`);
+}

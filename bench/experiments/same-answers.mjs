@@ -26,7 +26,7 @@ const persist = (name) => ['--persist-to', mkdtempSync(join(tmpdir(), `same-answ
 const ours = await startDevServer({ inspector: false, vars, extraArgs: persist('ours') });
 const theirs = await startDevServer({ inspector: false, cwd: before, config: join(before, 'wrangler.toml'), vars, extraArgs: persist('before') });
 
-/** What differs between any two runs: the port, the ids the service makes, the times. */
+/** What differs between any two runs: the port, the ids the service makes, the times and durations. */
 const inWords = (text) =>
   text
     .replace(/127\.0\.0\.1:\d+/g, 'HOST')

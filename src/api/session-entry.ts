@@ -17,14 +17,16 @@ export const sharedSessionFields = madeOnce(() => ({
   running: z.boolean(),
 }));
 
-/** Made by its first use, as `usageSchema` is; described where the OpenAPI document is made (`http/openapi-parts.ts`), not in the upload. */
+/** Made by its first use, as `usageSchema` is. */
 export const sessionEntrySchema = madeOnce(() =>
-  z
-    .strictObject({
+  z.withMeta(
+    z.strictObject({
       ...sharedSessionFields(),
-      pendingToolCalls: z.int(),
-      parentSessionId: z.optional(z.string()),
+      pendingToolCalls: z.withMeta(z.int(), { description: 'How many tool calls wait for a result or a permission.' }),
+      parentSessionId: z.withMeta(z.optional(z.string()), { description: 'The session a sub-agent ran for, or a fork was copied from.' }),
     }),
+    { description: 'A session in the list of its user’s sessions.' },
+  ),
 );
 
 export type SessionEntry = z.infer<ReturnType<typeof sessionEntrySchema>>;

@@ -6,16 +6,16 @@
 import { madeOnce } from '../lib/made-once';
 import * as z from '../lib/zod';
 
-/**
- * Made by its first use (`madeOnce`): a session's isolate parses a report only when it reads its
- * outbox back. Described where the OpenAPI document is made (`http/openapi-parts.ts`), not in the upload.
- */
+/** Made by its first use (`madeOnce`): a session's isolate parses a report only when it reads its outbox back. */
 export const usageSchema = madeOnce(() =>
-  z.strictObject({
-    inputTokens: z.int(),
-    outputTokens: z.int(),
-    cachedInputTokens: z.int(),
-    cacheWriteInputTokens: z.int(),
-    reasoningTokens: z.int(),
-  }),
+  z.withMeta(
+    z.strictObject({
+      inputTokens: z.int(),
+      outputTokens: z.int(),
+      cachedInputTokens: z.int(),
+      cacheWriteInputTokens: z.int(),
+      reasoningTokens: z.int(),
+    }),
+    { description: 'Tokens. Cache reads and writes are parts of inputTokens.' },
+  ),
 );

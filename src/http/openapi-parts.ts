@@ -2,26 +2,12 @@
  * The pieces the OpenAPI document (`openapi.ts`) is built of: JSON Schemas from the zod schemas, the
  * error answers, JSON and SSE media, and the path and query parameters the routes share.
  */
-import { sessionEntrySchema } from '../api/session-entry';
 import { sessionIdSchema } from '../api/turn-request';
 import { turnIdSchema } from '../api/turn-routes';
-import { usageSchema } from '../api/usage';
 import * as z from '../lib/zod';
 
 export type JsonSchema = Record<string, unknown>;
 export type Json = Record<string, unknown>;
-
-// The descriptions of schemas the runtime parses with (a session's report, its entry in its user's
-// list): given here, where only this document reads them, so that the upload does not carry them.
-const entry = sessionEntrySchema();
-for (const [schema, description] of [
-  [usageSchema(), 'Tokens. Cache reads and writes are parts of inputTokens.'],
-  [entry, 'A session in the list of its user’s sessions.'],
-  [entry.shape.pendingToolCalls, 'How many tool calls wait for a result or a permission.'],
-  [entry.shape.parentSessionId, 'The session a sub-agent ran for, or a fork was copied from.'],
-] as const) {
-  z.globalRegistry.add(schema, { description });
-}
 
 export function schemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;

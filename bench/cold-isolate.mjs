@@ -2,11 +2,11 @@
 // (bench/experiments/cold-pair.mjs) measure it: the bundle `wrangler deploy --dry-run` makes, run
 // in a fresh runtime with no profiler, its CPU read from /proc.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
+import { dryRun } from '../scripts/check-upload.mjs';
 import { childRuntimeCpuMs } from './measure.mjs';
 import { serviceVars } from './upstream.mjs';
 
@@ -17,11 +17,10 @@ import { serviceVars } from './upstream.mjs';
  */
 export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/wrangler')) {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
-  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outdir', outdir], { cwd: root, stdio: 'ignore' });
-  const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
+  const { code, bytes, gzipBytes } = dryRun({ root, outdir, config: system.config, wrangler, stderr: 'ignore' });
   const upload = join(outdir, 'worker.bundle');
   execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
-  return { outdir, upload, code: code.toString('utf8'), bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  return { outdir, upload, code: code.toString('utf8'), bytes, gzipBytes };
 }
 
 /**

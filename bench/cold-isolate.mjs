@@ -1,7 +1,6 @@
 // A new isolate of a system, as `npm run bench` (bench/startup.mjs) and the paired experiment
 // (bench/experiments/cold-pair.mjs) measure it: the bundle `wrangler deploy --dry-run` makes, run
 // in a fresh runtime with no profiler, its CPU read from /proc.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +16,8 @@ import { serviceVars } from './upstream.mjs';
  */
 export function bundleOf(system, root, wrangler = join(root, 'node_modules/.bin/wrangler')) {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
-  const { code, bytes, gzipBytes } = dryRun({ root, outdir, config: system.config, wrangler, stderr: 'ignore' });
   const upload = join(outdir, 'worker.bundle');
-  execFileSync(wrangler, ['deploy', '--dry-run', '--config', system.config, '--outfile', upload], { cwd: root, stdio: 'ignore' });
+  const { code, bytes, gzipBytes } = dryRun({ root, outdir, config: system.config, outfile: upload, wrangler, stderr: 'ignore' });
   return { outdir, upload, code: code.toString('utf8'), bytes, gzipBytes };
 }
 

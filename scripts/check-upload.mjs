@@ -16,11 +16,13 @@ export const UPLOAD_BUDGET_KIB = 150;
 
 /**
  * The Worker's code as `wrangler deploy --dry-run` writes it into `outdir` (with its source map), for
- * the checkout at `root` (`config`: another `wrangler.toml`, as the bench's systems have): the code,
- * its bytes, and gzip's at level 9, as the upload is counted here and in `npm run bench`.
+ * the checkout at `root` (`config`: another `wrangler.toml`, as the bench's systems have; `outfile`:
+ * the upload's whole form written there too, in the same build): the code, its bytes, and gzip's at
+ * level 9, as the upload is counted here and in `npm run bench`.
  */
-export function dryRun({ root, outdir, config, wrangler = join(root, 'node_modules', '.bin', 'wrangler'), stderr = 'inherit' }) {
-  execFileSync(wrangler, ['deploy', '--dry-run', ...(config ? ['--config', config] : []), '--outdir', outdir], { cwd: root, stdio: ['ignore', 'ignore', stderr] });
+export function dryRun({ root, outdir, config, outfile, wrangler = join(root, 'node_modules', '.bin', 'wrangler'), stderr = 'inherit' }) {
+  const args = ['deploy', '--dry-run', ...(config ? ['--config', config] : []), '--outdir', outdir, ...(outfile ? ['--outfile', outfile] : [])];
+  execFileSync(wrangler, args, { cwd: root, stdio: ['ignore', 'ignore', stderr] });
   const code = readFileSync(join(outdir, readdirSync(outdir).find((name) => name.endsWith('.js'))));
   return { code, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
